@@ -1,0 +1,44 @@
+// The camera as the recorder uses it, whatever source (file, database, cluster) it came from.
+import type { CameraConfigEntry, VigilConfig } from '../config/schema.js';
+
+export type RecordFormat = 'fmp4' | 'mp4';
+
+export interface CameraRecordSettings {
+  format: RecordFormat;
+  segmentSeconds: number;
+  maxAgeDays: number | undefined;
+}
+
+export interface Camera {
+  id: string;
+  /** Stream URL or synthetic source; may carry credentials — never log it unredacted. */
+  source: string;
+  ptz: boolean;
+  snapuri: string | undefined;
+  audio: 'auto' | 'off' | 'transcode';
+  record: CameraRecordSettings;
+  /** Which source produced the camera: `file`, `database`, `cluster`. */
+  origin: string;
+}
+
+/** The camera's effective settings: per-camera `record` overrides on top of the global ones. */
+export function cameraFromConfig(entry: CameraConfigEntry, config: VigilConfig, origin = 'file'): Camera {
+  return {
+    id: entry.id,
+    source: entry.source,
+    ptz: entry.ptz,
+    snapuri: entry.snapuri,
+    audio: entry.audio,
+    record: {
+      format: entry.record?.format ?? config.record.format,
+      segmentSeconds: entry.record?.segment_seconds ?? config.record.segment_seconds,
+      maxAgeDays: entry.record?.retention?.max_age_days ?? config.record.retention.max_age_days,
+    },
+    origin,
+  };
+}
+
+/** Two descriptions of the same camera that need no restart when swapped. */
+export function sameCamera(a: Camera, b: Camera): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,9 @@
+// The configuration file as a camera source: its `cameras` list, with global record settings applied.
+import type { VigilConfig } from '../config/schema.js';
+import { cameraFromConfig, type Camera } from './camera.js';
+
+export const FILE_SOURCE = 'file';
+
+export function camerasFromConfig(config: VigilConfig): Camera[] {
+  return config.cameras.map((entry) => cameraFromConfig(entry, config, FILE_SOURCE));
+}

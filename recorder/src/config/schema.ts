@@ -1,0 +1,100 @@
+// The configuration schema (config.yaml + conf.d/*.yaml): every key, its default and its rule.
+import { z } from 'zod';
+
+export const CAMERA_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const LISTEN_PATTERN = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]*):\d{1,5}$/;
+
+const retentionSchema = z
+  .object({
+    max_age_days: z.number().positive().optional(),
+    min_free_percent: z.number().min(0).max(99).optional(),
+  })
+  .strict();
+
+const recordSchema = z
+  .object({
+    format: z.enum(['fmp4', 'mp4']).optional(),
+    segment_seconds: z.number().int().min(1).max(3600).optional(),
+    retention: retentionSchema.optional(),
+  })
+  .strict();
+
+const sourceSchema = z
+  .string()
+  .min(1)
+  .refine((s) => /^(rtsps?:\/\/|testsrc(:|$)|file:|\/)/.test(s), {
+    message: 'must be an rtsp:// or rtsps:// URL, testsrc[:options], file:PATH or an absolute file path',
+  });
+
+export const cameraSchema = z
+  .object({
+    id: z.string().regex(CAMERA_ID_PATTERN, { message: `must match ${CAMERA_ID_PATTERN.source}` }),
+    source: sourceSchema,
+    ptz: z.boolean().default(false),
+    snapuri: z.string().url().optional(),
+    audio: z.enum(['auto', 'off', 'transcode']).default('auto'),
+    record: recordSchema.optional(),
+  })
+  .strict();
+
+const tokenSchema = z
+  .object({
+    name: z.string().min(1),
+    role: z.enum(['viewer', 'operator', 'admin']),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/i, { message: 'must be the hex SHA-256 of the token (64 hex digits)' }),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    nodeName: z.string().max(253).default(''),
+    listen: z
+      .string()
+      .regex(LISTEN_PATTERN, { message: 'must be "host:port" or ":port"' })
+      .refine((s) => Number(s.slice(s.lastIndexOf(':') + 1)) <= 65535, { message: 'port must be 0 to 65535' })
+      .optional(),
+    record_path: z.string().min(1).default('/var/lib/vigil/recordings'),
+    work_dir: z.string().min(1).default('/var/lib/vigil'),
+    log_file: z.string().min(1).optional(),
+    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+    ffmpeg_path: z.string().min(1).default('ffmpeg'),
+    stall_seconds: z.number().positive().max(600).default(10),
+    record: z
+      .object({
+        format: z.enum(['fmp4', 'mp4']).default('fmp4'),
+        segment_seconds: z.number().int().min(1).max(3600).default(60),
+        retention: z
+          .object({
+            max_age_days: z.number().positive().optional(),
+            min_free_percent: z.number().min(0).max(99).default(5),
+            interval_seconds: z.number().int().min(1).max(86400).default(60),
+          })
+          .strict()
+          .default({ min_free_percent: 5, interval_seconds: 60 }),
+      })
+      .strict()
+      .default({ format: 'fmp4', segment_seconds: 60, retention: { min_free_percent: 5, interval_seconds: 60 } }),
+    auth: z
+      .object({
+        tokens: z.array(tokenSchema).default([]),
+        disabled: z.boolean().default(false),
+      })
+      .strict()
+      .default({ tokens: [], disabled: false }),
+    cameras: z.array(cameraSchema).default([]),
+  })
+  .strict()
+  .superRefine((cfg, ctx) => {
+    const seen = new Map<string, number>();
+    cfg.cameras.forEach((cam, i) => {
+      const first = seen.get(cam.id);
+      if (first !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['cameras', i, 'id'], message: `duplicates cameras[${first}].id "${cam.id}"` });
+      }
+      seen.set(cam.id, i);
+    });
+  });
+
+export type VigilConfig = z.infer<typeof configSchema>;
+export type CameraConfigEntry = z.infer<typeof cameraSchema>;
+export type Role = z.infer<typeof tokenSchema>['role'];

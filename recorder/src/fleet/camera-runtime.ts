@@ -1,0 +1,88 @@
+// One recorded camera: its ffmpeg supervisor, its stream hub and its segment writer, started and stopped together.
+import type { Logger } from 'pino';
+import type { Camera } from '../cameras/camera.js';
+import { CameraSupervisor, type IngestState } from '../ingest/camera-supervisor.js';
+import type { ClosedSegment, OpenSegmentInfo } from '../recording/closed-segment.js';
+import type { OpenSegmentJournal } from '../recording/open-journal.js';
+import { SegmentWriter } from '../recording/segment-writer.js';
+import type { SequenceStore } from '../recording/sequence-store.js';
+import { StreamHub, type Subscription } from '../stream/stream-hub.js';
+
+export interface CameraRuntimeDeps {
+  recordPath: string;
+  ffmpegPath: string;
+  stallSeconds: number;
+  sequences: SequenceStore;
+  journal: OpenSegmentJournal;
+  log: Logger;
+  remux(partPath: string, finalPath: string): Promise<void>;
+  onSegmentClosed(segment: ClosedSegment): void;
+}
+
+/** The recorder's queue may hold this much before it skips to the next keyframe (a disk stalled for seconds). */
+const RECORDING_QUEUE_BYTES = 64 * 1024 * 1024;
+
+export class CameraRuntime {
+  readonly camera: Camera;
+  readonly hub: StreamHub;
+  readonly #supervisor: CameraSupervisor;
+  readonly #writer: SegmentWriter;
+  readonly #recording: Subscription;
+
+  constructor(camera: Camera, deps: CameraRuntimeDeps) {
+    this.camera = camera;
+    const log = deps.log.child({ camera: camera.id });
+    this.hub = new StreamHub(camera.id);
+    this.#writer = new SegmentWriter({
+      cameraId: camera.id,
+      recordPath: deps.recordPath,
+      format: camera.record.format,
+      segmentSeconds: camera.record.segmentSeconds,
+      sequences: deps.sequences,
+      journal: deps.journal,
+      log,
+      remux: deps.remux,
+      onSegmentClosed: deps.onSegmentClosed,
+    });
+    this.#recording = this.hub.subscribe({
+      kind: 'recording',
+      maxQueuedBytes: RECORDING_QUEUE_BYTES,
+      handle: (item) => this.#writer.handle(item),
+      onError: (err) => log.error({ err: String(err) }, 'segment writer failed on an item'),
+    });
+    this.#supervisor = new CameraSupervisor({ camera, hub: this.hub, log, ffmpegPath: deps.ffmpegPath, stallSeconds: deps.stallSeconds });
+  }
+
+  get ingestState(): IngestState {
+    return this.#supervisor.state;
+  }
+
+  get ffmpegPid(): number | undefined {
+    return this.#supervisor.pid;
+  }
+
+  get counters(): { restarts: number; stalls: number; segmentsClosed: number; recordingDrops: number } {
+    return {
+      restarts: this.#supervisor.counters.restarts,
+      stalls: this.#supervisor.counters.stalls,
+      segmentsClosed: this.#writer.closedCount,
+      recordingDrops: this.#recording.stats.dropped,
+    };
+  }
+
+  currentSegment(): OpenSegmentInfo | undefined {
+    return this.#writer.current();
+  }
+
+  start(): void {
+    this.#supervisor.start();
+  }
+
+  /** Stops ingest, lets the writer take everything already received, closes the file durably. */
+  async stop(): Promise<void> {
+    await this.#supervisor.stop();
+    await this.#recording.drained();
+    await this.#writer.close();
+    this.#recording.unsubscribe();
+  }
+}

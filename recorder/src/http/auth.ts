@@ -1,0 +1,55 @@
+// Bearer-token authentication with roles viewer < operator < admin; tokens are stored as SHA-256 hashes only.
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Role } from '../config/schema.js';
+import { ApiError } from './error-catalogue.js';
+
+const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
+
+export interface TokenEntry {
+  name: string;
+  role: Role;
+  sha256: string;
+}
+
+export interface Caller {
+  name: string;
+  role: Role;
+}
+
+export class TokenAuthenticator {
+  readonly #byHash: Map<string, Caller>;
+  readonly disabled: boolean;
+
+  constructor(tokens: readonly TokenEntry[], disabled: boolean) {
+    this.#byHash = new Map(tokens.map((t) => [t.sha256.toLowerCase(), { name: t.name, role: t.role }]));
+    this.disabled = disabled;
+  }
+
+  /** The caller a request's token identifies, or undefined when it carries none that is valid. */
+  identify(req: FastifyRequest): Caller | undefined {
+    if (this.disabled) return { name: 'anonymous', role: 'admin' };
+    const token = bearerToken(req);
+    if (token === undefined) return undefined;
+    return this.#byHash.get(createHash('sha256').update(token).digest('hex'));
+  }
+
+  /** Throws 401 without a valid token, 403 for a role below `min`. */
+  require(req: FastifyRequest, min: Role): Caller {
+    const caller = this.identify(req);
+    if (caller === undefined) throw new ApiError('unauthorized', bearerToken(req) === undefined ? 'a bearer token is required' : 'the token is not valid');
+    if (RANK[caller.role] < RANK[min]) throw new ApiError('forbidden', `this needs the ${min} role; the token has ${caller.role}`);
+    return caller;
+  }
+}
+
+function bearerToken(req: FastifyRequest): string | undefined {
+  const header = req.headers.authorization;
+  if (typeof header === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (m?.[1] !== undefined) return m[1];
+  }
+  const query = req.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.['access_token'];
+  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
+}

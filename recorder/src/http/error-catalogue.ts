@@ -1,0 +1,39 @@
+// Every error code the API answers, with its HTTP status; docs/api.md lists the same table (checked by a test).
+export const ERROR_CATALOGUE = {
+  bad_request: { status: 400, message: 'the request is not valid' },
+  unknown_field: { status: 400, message: 'the body has a field this endpoint does not accept' },
+  unauthorized: { status: 401, message: 'a bearer token is required' },
+  forbidden: { status: 403, message: 'the token does not allow this' },
+  not_found: { status: 404, message: 'no such resource' },
+  camera_not_found: { status: 404, message: 'the camera is not known on this node' },
+  not_recording: { status: 404, message: 'the camera has no segment being written' },
+  payload_too_large: { status: 413, message: 'the request body is larger than 64 KiB' },
+  unsupported_media_type: { status: 415, message: 'the body must be JSON' },
+  internal_error: { status: 500, message: 'the server failed to answer' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** An error a route throws on purpose; the error handler answers it with the catalogue's status. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>) {
+    super(message ?? ERROR_CATALOGUE[code].message);
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return ERROR_CATALOGUE[this.code].status;
+  }
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+export function errorBody(code: string, message: string, details?: Record<string, unknown>): ErrorBody {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+}

@@ -1,0 +1,94 @@
+// Composition root of vigil-recorder: arguments → configuration → logger → recorder; signals.
+import { once } from 'node:events';
+import { CameraRegistry } from './cameras/registry.js';
+import { parseCli, UsageError, USAGE } from './cli.js';
+import { ConfigError, loadConfig } from './config/load.js';
+import { resolveNodeName } from './config/node-name.js';
+import type { VigilConfig } from './config/schema.js';
+import { createLogger } from './log/logger.js';
+import { startRecorder } from './recorder.js';
+import { readVersion } from './version.js';
+
+const SHUTDOWN_DEADLINE_MS = 9_000;
+
+function checkStartable(config: VigilConfig): string | undefined {
+  if (config.auth.tokens.length === 0 && !config.auth.disabled) {
+    return 'auth.tokens: no token is configured; add one ({name, role, sha256}) or set auth.disabled: true to run without authentication (loopback only)';
+  }
+  return undefined;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let cli;
+  try {
+    cli = parseCli(argv, process.env);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`vigil-recorder: ${err.message}\n${USAGE}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  if (cli.command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const version = readVersion();
+  if (cli.command === 'version') {
+    process.stdout.write(`${version}\n`);
+    return 0;
+  }
+  const paths = { file: cli.configFile, ...(cli.confDir === undefined ? {} : { confDir: cli.confDir }) };
+  let config: VigilConfig;
+  try {
+    config = await loadConfig(paths);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`vigil-recorder: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const refusal = checkStartable(config);
+  if (refusal !== undefined) {
+    process.stderr.write(`vigil-recorder: refusing to start: ${refusal}\n`);
+    return 2;
+  }
+
+  const registry = new CameraRegistry();
+  const log = createLogger({ level: config.log_level, ...(config.log_file === undefined ? {} : { logFile: config.log_file }), secrets: () => registry.secrets() });
+  const node = resolveNodeName(config.nodeName);
+  if (node.from === 'hostname') log.info({ node: node.name }, `nodeName is empty; using the hostname "${node.name}" as the node name`);
+  else if (node.from === 'nodeName') log.info({ node: node.name }, `node name "${node.name}" from nodeName`);
+  else log.warn('nodeName is empty and the hostname cannot be read: this node has no name');
+  if (config.auth.disabled) log.warn('authentication is disabled (auth.disabled: true): every caller is admin');
+
+  const recorder = await startRecorder({ config, nodeName: node.name, log, registry, version });
+
+  let reloading = Promise.resolve();
+  const onHup = (): void => {
+    reloading = reloading.then(async () => {
+      try {
+        const next = await loadConfig(paths);
+        const changes = recorder.reloadCameras(next);
+        log.info(changes, 'configuration reloaded');
+      } catch (err) {
+        log.error({ err: err instanceof Error ? err.message : String(err) }, 'configuration reload failed; keeping the running configuration');
+      }
+    });
+  };
+  process.on('SIGHUP', onHup);
+
+  const signal = await Promise.race([once(process, 'SIGTERM'), once(process, 'SIGINT')]);
+  process.off('SIGHUP', onHup);
+  log.info({ signal: String(signal[0] ?? '') }, 'shutting down: closing open segments');
+  const deadline = setTimeout(() => {
+    log.error('shutdown took too long; exiting anyway');
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS);
+  deadline.unref();
+  await recorder.shutdown();
+  log.info('stopped');
+  await new Promise<void>((resolve) => log.flush(() => resolve()));
+  return 0;
+}

@@ -1,0 +1,119 @@
+// Assembles a running recorder from a validated configuration: cameras, recording, archive, HTTP.
+import { mkdir } from 'node:fs/promises';
+import type { Logger } from 'pino';
+import { walkArchive } from './archive/archive-walk.js';
+import { readDiskSpace, type DiskSpaceReader } from './archive/disk-space.js';
+import { RetentionCleaner } from './archive/retention.js';
+import { SegmentIndex } from './archive/segment-index.js';
+import { FILE_SOURCE, camerasFromConfig } from './cameras/file-source.js';
+import type { CameraRegistry } from './cameras/registry.js';
+import { resolveListen } from './config/listen.js';
+import type { VigilConfig } from './config/schema.js';
+import { CameraFleet } from './fleet/camera-fleet.js';
+import { buildApp } from './http/app.js';
+import { TokenAuthenticator } from './http/auth.js';
+import type { CameraControl } from './http/services.js';
+import { OpenSegmentJournal } from './recording/open-journal.js';
+import { remuxToProgressive } from './recording/remux.js';
+import { repairOpenSegments } from './recording/segment-repair.js';
+import { SequenceStore } from './recording/sequence-store.js';
+import { listen } from './server.js';
+
+export interface RecorderDeps {
+  config: VigilConfig;
+  nodeName: string;
+  log: Logger;
+  registry: CameraRegistry;
+  version: string;
+  diskSpace?: DiskSpaceReader;
+}
+
+export interface RunningRecorder {
+  url: string;
+  fleet: CameraFleet;
+  index: SegmentIndex;
+  retention: RetentionCleaner;
+  /** Applies a re-read configuration's cameras (SIGHUP). */
+  reloadCameras(config: VigilConfig): { added: string[]; updated: string[]; removed: string[] };
+  /** Stops taking requests, closes every open segment durably. */
+  shutdown(): Promise<void>;
+}
+
+export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder> {
+  const { config, log, registry } = deps;
+  await mkdir(config.record_path, { recursive: true });
+  await mkdir(config.work_dir, { recursive: true });
+  const remux = (part: string, final: string): Promise<void> => remuxToProgressive(config.ffmpeg_path, part, final);
+  const journal = new OpenSegmentJournal(config.work_dir);
+  const sequences = new SequenceStore(config.work_dir, config.record_path);
+  const index = new SegmentIndex();
+
+  // Repair before recording starts: the files the previous run left open are few and known.
+  const repair = await repairOpenSegments({ recordPath: config.record_path, journal, log, remux });
+  for (const seg of repair.repaired) index.add(seg);
+
+  const fleet = new CameraFleet(registry, {
+    recordPath: config.record_path,
+    ffmpegPath: config.ffmpeg_path,
+    stallSeconds: config.stall_seconds,
+    sequences,
+    journal,
+    log,
+    remux,
+    onSegmentClosed: (seg) => index.add(seg),
+  });
+  registry.publish(FILE_SOURCE, camerasFromConfig(config));
+
+  const isOpen = (filename: string): boolean => fleet.runtimes().some((rt) => rt.currentSegment()?.filename === filename);
+  const walking = walkArchive({ recordPath: config.record_path, isOpen, onSegment: (seg) => index.add(seg) }).then(
+    (count) => log.info({ segments: count }, 'archive walk finished'),
+    (err: unknown) => log.error({ err: String(err) }, 'archive walk failed'),
+  );
+
+  let retentionConfig = config.record.retention;
+  const retention = new RetentionCleaner({
+    recordPath: config.record_path,
+    index,
+    log,
+    diskSpace: deps.diskSpace ?? readDiskSpace,
+    get minFreePercent() {
+      return retentionConfig.min_free_percent;
+    },
+    maxAgeDays: (cameraId) => registry.get(cameraId)?.record.maxAgeDays ?? retentionConfig.max_age_days,
+  });
+  const retentionTimer = setInterval(() => {
+    void walking.then(() => retention.run()).catch((err: unknown) => log.error({ err: String(err) }, 'retention pass failed'));
+  }, config.record.retention.interval_seconds * 1000);
+
+  const cameraControl: CameraControl = {
+    state: (id) => fleet.state(id),
+    currentSegment: (id) => {
+      const rt = fleet.runtime(id);
+      return rt?.camera.record.format === 'fmp4' ? rt.currentSegment() : undefined;
+    },
+    startByRequest: (id) => fleet.startByRequest(id),
+    stopByRequest: (id) => fleet.stopByRequest(id),
+  };
+  const auth = new TokenAuthenticator(config.auth.tokens, config.auth.disabled);
+  const app = await buildApp({ log, version: deps.version, auth, cameras: cameraControl });
+  const server = await listen(app, resolveListen(config.listen, config.auth.disabled));
+  log.info({ url: server.url, node: deps.nodeName, cameras: registry.list().length }, `listening on ${server.url}`);
+
+  return {
+    url: server.url,
+    fleet,
+    index,
+    retention,
+    reloadCameras: (next) => {
+      retentionConfig = next.record.retention;
+      return registry.publish(FILE_SOURCE, camerasFromConfig(next));
+    },
+    shutdown: async () => {
+      clearInterval(retentionTimer);
+      const closingServer = server.close();
+      await fleet.shutdown();
+      await sequences.flush();
+      await closingServer;
+    },
+  };
+}

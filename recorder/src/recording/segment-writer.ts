@@ -1,0 +1,161 @@
+// Writes one camera's stream into segment files: opens on a keyframe, rolls after segment_seconds, closes durably.
+import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Logger } from 'pino';
+import type { RecordFormat } from '../cameras/camera.js';
+import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
+import type { StreamItem } from '../stream/stream-item.js';
+import type { ClosedSegment, OpenSegmentInfo } from './closed-segment.js';
+import type { OpenSegmentJournal } from './open-journal.js';
+import { segmentRelativePath } from './segment-name.js';
+import type { SequenceStore } from './sequence-store.js';
+
+export interface SegmentWriterOptions {
+  cameraId: string;
+  recordPath: string;
+  format: RecordFormat;
+  segmentSeconds: number;
+  sequences: SequenceStore;
+  journal: OpenSegmentJournal;
+  log: Logger;
+  /** Remux of an mp4-format `.part` into the final file. */
+  remux(partPath: string, finalPath: string): Promise<void>;
+  onSegmentClosed(segment: ClosedSegment): void;
+  now?: () => number;
+}
+
+interface OpenSegment {
+  info: OpenSegmentInfo;
+  handle: FileHandle;
+  writtenPath: string;
+  firstDecodeTime: number;
+  mediaEnd: number;
+  openedAt: number;
+}
+
+export class SegmentWriter {
+  readonly #opts: SegmentWriterOptions;
+  readonly #now: () => number;
+  #init: InitSegment | undefined;
+  #open: OpenSegment | undefined;
+  readonly #closing = new Set<Promise<void>>();
+  #closedCount = 0;
+
+  constructor(opts: SegmentWriterOptions) {
+    this.#opts = opts;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  get closedCount(): number {
+    return this.#closedCount;
+  }
+
+  /** The file being written right now, if any. */
+  current(): OpenSegmentInfo | undefined {
+    return this.#open === undefined ? undefined : { ...this.#open.info };
+  }
+
+  /** The hub subscriber's handler: items arrive one at a time, in order. */
+  async handle(item: StreamItem): Promise<void> {
+    if (item.type === 'init') {
+      this.#closeOpen();
+      this.#init = item.init;
+    } else if (item.type === 'fragment') {
+      await this.#write(item.fragment, item.receivedAt);
+    } else {
+      this.#closeOpen();
+      this.#init = undefined;
+    }
+  }
+
+  /** Closes the open segment and waits until every close (fsync, remux) has finished. */
+  async close(): Promise<void> {
+    this.#closeOpen();
+    while (this.#closing.size > 0) await Promise.all([...this.#closing]);
+  }
+
+  async #write(fragment: MediaFragment, receivedAt: number): Promise<void> {
+    let seg = this.#open;
+    if (seg !== undefined && fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt)) {
+      this.#closeOpen();
+      seg = undefined;
+    }
+    if (seg === undefined) {
+      if (!fragment.keyframe || this.#init === undefined) return; // a segment starts on a keyframe
+      seg = await this.#openSegment(fragment, receivedAt);
+    }
+    await seg.handle.write(fragment.data);
+    seg.info.size += fragment.data.length;
+    if (Number.isFinite(fragment.decodeTime)) seg.mediaEnd = fragment.decodeTime + fragment.duration;
+  }
+
+  #segmentFull(seg: OpenSegment, fragment: MediaFragment, receivedAt: number): boolean {
+    const limit = this.#opts.segmentSeconds;
+    if (Number.isFinite(fragment.decodeTime) && Number.isFinite(seg.firstDecodeTime)) {
+      return fragment.decodeTime - seg.firstDecodeTime >= limit - 0.001;
+    }
+    return (receivedAt - seg.openedAt) / 1000 >= limit;
+  }
+
+  async #openSegment(fragment: MediaFragment, receivedAt: number): Promise<OpenSegment> {
+    const { cameraId, recordPath, format } = this.#opts;
+    const init = this.#init as InitSegment;
+    const start = new Date(receivedAt);
+    const sequence = await this.#opts.sequences.next(cameraId);
+    const filename = segmentRelativePath(cameraId, start, sequence);
+    const finalPath = join(recordPath, filename);
+    const writtenPath = format === 'mp4' ? `${finalPath}.part` : finalPath;
+    await this.#opts.journal.add({ cameraId, filename, format, start: start.toISOString(), sequence });
+    await mkdir(dirname(finalPath), { recursive: true });
+    const handle = await open(writtenPath, 'w');
+    await handle.write(init.data);
+    const seg: OpenSegment = {
+      info: { cameraId, filename, start, sequence, size: init.data.length },
+      handle,
+      writtenPath,
+      firstDecodeTime: fragment.decodeTime,
+      mediaEnd: fragment.decodeTime,
+      openedAt: receivedAt,
+    };
+    this.#open = seg;
+    this.#opts.log.debug({ filename }, 'segment opened');
+    return seg;
+  }
+
+  #closeOpen(): void {
+    const seg = this.#open;
+    if (seg === undefined) return;
+    this.#open = undefined;
+    const closing = this.#finish(seg).catch((err: unknown) => {
+      this.#opts.log.error({ filename: seg.info.filename, err: String(err) }, 'segment close failed');
+    });
+    this.#closing.add(closing);
+    void closing.finally(() => this.#closing.delete(closing));
+  }
+
+  async #finish(seg: OpenSegment): Promise<void> {
+    const { recordPath, format, log } = this.#opts;
+    try {
+      await seg.handle.datasync();
+    } finally {
+      await seg.handle.close();
+    }
+    const finalPath = join(recordPath, seg.info.filename);
+    if (format === 'mp4') await this.#opts.remux(seg.writtenPath, finalPath);
+    const st = await stat(finalPath);
+    await this.#opts.journal.remove(seg.info);
+    const mediaSeconds = Number.isFinite(seg.mediaEnd - seg.firstDecodeTime) ? seg.mediaEnd - seg.firstDecodeTime : (this.#now() - seg.openedAt) / 1000;
+    const closed: ClosedSegment = {
+      cameraId: seg.info.cameraId,
+      filename: seg.info.filename,
+      start: seg.info.start,
+      end: new Date(seg.info.start.getTime() + Math.round(mediaSeconds * 1000)),
+      sequence: seg.info.sequence,
+      size: st.size,
+      mtime: Math.floor(st.mtimeMs / 1000),
+    };
+    this.#closedCount++;
+    log.info({ filename: closed.filename, size: closed.size, seconds: Math.round(mediaSeconds * 10) / 10 }, 'segment closed');
+    this.#opts.onSegmentClosed(closed);
+  }
+}

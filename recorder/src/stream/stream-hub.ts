@@ -1,0 +1,111 @@
+// Per-camera fan-out: one ingest feeds the recorder and every viewer through their own bounded queues.
+import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
+import type { StreamEndReason, StreamItem } from './stream-item.js';
+import { SubscriberQueue, type SubscriberOptions, type SubscriberStats } from './subscriber-queue.js';
+
+export interface Subscription {
+  readonly stats: SubscriberStats;
+  drained(): Promise<void>;
+  unsubscribe(): void;
+}
+
+const GOP_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
+export class StreamHub {
+  readonly cameraId: string;
+  readonly #subscribers = new Set<SubscriberQueue>();
+  #init: InitSegment | undefined;
+  #gop: MediaFragment[] = [];
+  #gopBytes = 0;
+  #streaming = false;
+  #lastFragmentAt: number | undefined;
+  #fragments = 0;
+  #bytes = 0;
+  /** Drops counted for subscribers that have since gone, by kind. */
+  readonly #retiredDrops = { recording: 0, live: 0 };
+
+  constructor(cameraId: string, private readonly now: () => number = Date.now) {
+    this.cameraId = cameraId;
+  }
+
+  get init(): InitSegment | undefined {
+    return this.#streaming ? this.#init : undefined;
+  }
+
+  get streaming(): boolean {
+    return this.#streaming;
+  }
+
+  get lastFragmentAt(): number | undefined {
+    return this.#lastFragmentAt;
+  }
+
+  get counters(): { fragments: number; bytes: number; dropped: { recording: number; live: number }; viewers: number } {
+    const dropped = { ...this.#retiredDrops };
+    let viewers = 0;
+    for (const s of this.#subscribers) {
+      dropped[s.kind] += s.stats.dropped;
+      if (s.kind === 'live') viewers++;
+    }
+    return { fragments: this.#fragments, bytes: this.#bytes, dropped, viewers };
+  }
+
+  /** A new subscriber first gets the init segment and the fragments since the last keyframe. */
+  subscribe(opts: SubscriberOptions): Subscription {
+    const queue = new SubscriberQueue(opts);
+    this.#subscribers.add(queue);
+    if (this.#streaming && this.#init !== undefined) {
+      queue.offer({ type: 'init', init: this.#init });
+      for (const fragment of this.#gop) queue.offer({ type: 'fragment', fragment, receivedAt: this.now() });
+    }
+    return {
+      get stats() {
+        return queue.stats;
+      },
+      drained: () => queue.drained(),
+      unsubscribe: () => {
+        if (!this.#subscribers.delete(queue)) return;
+        this.#retiredDrops[queue.kind] += queue.stats.dropped;
+        queue.close();
+      },
+    };
+  }
+
+  publishInit(init: InitSegment): void {
+    this.#init = init;
+    this.#streaming = true;
+    this.#gop = [];
+    this.#gopBytes = 0;
+    this.#broadcast({ type: 'init', init });
+  }
+
+  publishFragment(fragment: MediaFragment): void {
+    if (!this.#streaming) return;
+    const receivedAt = this.now();
+    this.#lastFragmentAt = receivedAt;
+    this.#fragments++;
+    this.#bytes += fragment.data.length;
+    if (fragment.keyframe) {
+      this.#gop = [];
+      this.#gopBytes = 0;
+    }
+    if (this.#gopBytes + fragment.data.length <= GOP_CACHE_MAX_BYTES) {
+      this.#gop.push(fragment);
+      this.#gopBytes += fragment.data.length;
+    }
+    this.#broadcast({ type: 'fragment', fragment, receivedAt });
+  }
+
+  /** The stream stopped (silence, ffmpeg exit, stop); subscribers close what they hold. */
+  end(reason: StreamEndReason): void {
+    if (!this.#streaming) return;
+    this.#streaming = false;
+    this.#gop = [];
+    this.#gopBytes = 0;
+    this.#broadcast({ type: 'end', reason });
+  }
+
+  #broadcast(item: StreamItem): void {
+    for (const s of this.#subscribers) s.offer(item);
+  }
+}

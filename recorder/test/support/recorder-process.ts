@@ -1,0 +1,159 @@
+// Runs the built vigil-recorder as a real child process with a config written for the test.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { freePort } from './rtsp-camera.js';
+
+export const RECORDER_BIN = fileURLToPath(new URL('../../../bin/vigil-recorder.js', import.meta.url));
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+export function sha256(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export interface RecorderProcess {
+  readonly url: string;
+  readonly dir: string;
+  readonly recordPath: string;
+  readonly workDir: string;
+  readonly configFile: string;
+  readonly confDir: string;
+  /** Everything the process wrote, stdout and stderr, as text. */
+  output(): string;
+  logs(): LogLine[];
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  readonly pid: number;
+  signal(sig: NodeJS.Signals): void;
+  waitExit(timeoutMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM and wait (SIGKILL after 15 s); safe to call twice. */
+  stop(): Promise<void>;
+  writeConfig(config: Record<string, unknown>): Promise<void>;
+}
+
+export interface StartOptions {
+  dir: string;
+  config: Record<string, unknown>;
+  /** Extra conf.d files: name → document. */
+  confD?: Record<string, Record<string, unknown>>;
+  /** Reuse a port (restart of the same node). */
+  port?: number;
+  waitListening?: boolean;
+}
+
+/** Starts the recorder; resolves once it logs that it listens (or exits, when waitListening is false). */
+export async function startRecorderProcess(opts: StartOptions): Promise<RecorderProcess> {
+  const port = opts.port ?? (await freePort());
+  const recordPath = join(opts.dir, 'recordings');
+  const workDir = join(opts.dir, 'work');
+  const configFile = join(opts.dir, 'config.yaml');
+  const confDir = join(opts.dir, 'conf.d');
+  await mkdir(confDir, { recursive: true });
+  const writeConfig = async (config: Record<string, unknown>): Promise<void> => {
+    await writeFile(configFile, stringify({ listen: `127.0.0.1:${port}`, record_path: recordPath, work_dir: workDir, ...config }));
+  };
+  await writeConfig(opts.config);
+  for (const [name, doc] of Object.entries(opts.confD ?? {})) await writeFile(join(confDir, name), stringify(doc));
+
+  const child: ChildProcess = spawn(process.execPath, [RECORDER_BIN, '--config', configFile, '--conf-dir', confDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  const lines: LogLine[] = [];
+  const waiters = new Set<() => void>();
+  const onText = (chunk: Buffer): void => {
+    const s = chunk.toString('utf8');
+    text += s;
+    for (const raw of s.split('\n')) {
+      if (!raw.startsWith('{')) continue;
+      try {
+        lines.push(JSON.parse(raw) as LogLine);
+      } catch {
+        // a line split across chunks: the text copy still has it
+      }
+    }
+    for (const w of waiters) w();
+  };
+  child.stdout?.on('data', onText);
+  child.stderr?.on('data', onText);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  void exited.then((e) => {
+    exitInfo = e;
+    for (const w of waiters) w();
+  });
+  const killOnExit = (): void => {
+    if (exitInfo === undefined) child.kill('SIGKILL');
+  };
+  process.on('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+
+  const waitForLog = (predicate: (line: LogLine) => boolean, timeoutMs = 20_000): Promise<LogLine> =>
+    new Promise((resolve, reject) => {
+      const check = (): void => {
+        const hit = lines.find(predicate);
+        if (hit !== undefined) {
+          cleanup();
+          resolve(hit);
+        } else if (exitInfo !== undefined) {
+          cleanup();
+          reject(new Error(`recorder exited (${exitInfo.code ?? exitInfo.signal}) before the awaited log line; output:\n${text.slice(-3000)}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`timed out waiting for a log line; output:\n${text.slice(-3000)}`));
+      }, timeoutMs);
+      const cleanup = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+
+  const waitExit = async (timeoutMs = 15_000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> => {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`recorder did not exit within ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const proc: RecorderProcess = {
+    url: `http://127.0.0.1:${port}`,
+    dir: opts.dir,
+    recordPath,
+    workDir,
+    configFile,
+    confDir,
+    output: () => text,
+    logs: () => lines,
+    waitForLog,
+    pid: child.pid ?? -1,
+    signal: (sig) => {
+      if (exitInfo === undefined) child.kill(sig);
+    },
+    waitExit,
+    stop: async () => {
+      if (exitInfo !== undefined) return;
+      child.kill('SIGTERM');
+      await waitExit(15_000).catch(async () => {
+        child.kill('SIGKILL');
+        await exited;
+      });
+    },
+    writeConfig,
+  };
+  if (opts.waitListening !== false) await waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on'));
+  return proc;
+}

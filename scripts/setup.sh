@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Checks (and as root installs) what `npm run demo` or `npm test` needs on a Debian machine.
+# usage: scripts/setup.sh demo|test
+set -euo pipefail
+purpose="${1:-demo}"
+cd "$(dirname "$0")/.."
+
+# command-to-check:debian-package
+need=("ffmpeg:ffmpeg" "ffprobe:ffmpeg")
+if [ "$purpose" = "test" ]; then
+  need+=(
+    "gst-launch-1.0:gstreamer1.0-tools"
+    "/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstx264.so:gstreamer1.0-plugins-ugly"
+    "/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstrtp.so:gstreamer1.0-plugins-good"
+    "/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstvideoparsersbad.so:gstreamer1.0-plugins-bad"
+    "/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstvideotestsrc.so:gstreamer1.0-plugins-base"
+    "/usr/lib/x86_64-linux-gnu/gstreamer-1.0/libgstximagesink.so:gstreamer1.0-x"
+    "/usr/lib/x86_64-linux-gnu/girepository-1.0/GstRtspServer-1.0.typelib:gir1.2-gst-rtsp-server-1.0"
+    "/usr/lib/python3/dist-packages/gi/__init__.py:python3-gi"
+    "/usr/lib/postgresql/15/bin/initdb:postgresql"
+    "/usr/bin/chromium:chromium"
+    "/usr/sbin/apache2:apache2"
+  )
+fi
+
+have() {
+  case "$1" in
+    /*) [ -e "$1" ] ;;
+    *) command -v "$1" >/dev/null 2>&1 ;;
+  esac
+}
+
+missing=()
+for entry in "${need[@]}"; do
+  check="${entry%%:*}"; pkg="${entry##*:}"
+  if ! have "$check"; then
+    case " ${missing[*]-} " in *" $pkg "*) ;; *) missing+=("$pkg") ;; esac
+  fi
+done
+if ! [ -x /usr/bin/python3 ] && [ "$purpose" = "test" ]; then missing+=("python3"); fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    echo "setup: missing Debian packages: ${missing[*]}" >&2
+    echo "setup: install them with:  sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$node_major" -lt 20 ]; then
+  echo "setup: Node.js 20.19 or newer is needed (found $(node --version))" >&2
+  exit 1
+fi
+
+# npm dependencies: install when node_modules is missing or older than the lock file.
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies (npm ci)" >&2
+  npm ci --no-audit --no-fund >/dev/null
+fi
