@@ -27,6 +27,8 @@ export interface RetentionPass {
 export class RetentionCleaner {
   readonly #opts: RetentionOptions;
   #running: Promise<RetentionPass> | undefined;
+  /** Deletions since start, by reason (exported as metrics). */
+  readonly deletions = { max_age: 0, min_free: 0 };
 
   constructor(opts: RetentionOptions) {
     this.#opts = opts;
@@ -55,7 +57,7 @@ export class RetentionCleaner {
       }
     }
     const space = await this.#opts.diskSpace(this.#opts.recordPath);
-    let needBytes = (this.#opts.minFreePercent / 100) * space.totalBytes - space.freeBytes;
+    let needBytes = Math.ceil((this.#opts.minFreePercent * space.totalBytes) / 100) - space.freeBytes;
     while (needBytes > 0) {
       // Fair across cameras: always the oldest segment of all, so every camera keeps the same depth of time.
       let victim: ClosedSegment | undefined;
@@ -86,6 +88,7 @@ export class RetentionCleaner {
     }
     this.#opts.index.remove(segment.cameraId, segment.filename);
     result.freedBytes += segment.size;
+    this.deletions[reason]++;
     this.#opts.log.info({ camera: segment.cameraId, filename: segment.filename, reason, size: segment.size }, 'segment deleted by retention');
     this.#opts.onDeleted?.(segment, reason);
     await this.#removeEmptyDayFolder(dirname(path));

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RecordFormat } from '../cameras/camera.js';
 import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
+import { rebaseFragment, trackOffsetsFor, type TrackOffsets } from '../media/fragment-rebase.js';
 import type { StreamItem } from '../stream/stream-item.js';
 import type { ClosedSegment, OpenSegmentInfo } from './closed-segment.js';
 import type { OpenSegmentJournal } from './open-journal.js';
@@ -31,6 +32,8 @@ interface OpenSegment {
   firstDecodeTime: number;
   mediaEnd: number;
   openedAt: number;
+  /** Subtracted from every decode time so the file starts at zero. */
+  offsets: TrackOffsets;
 }
 
 export class SegmentWriter {
@@ -84,7 +87,7 @@ export class SegmentWriter {
       if (!fragment.keyframe || this.#init === undefined) return; // a segment starts on a keyframe
       seg = await this.#openSegment(fragment, receivedAt);
     }
-    await seg.handle.write(fragment.data);
+    await seg.handle.writev(rebaseFragment(fragment.data, seg.offsets));
     seg.info.size += fragment.data.length;
     if (Number.isFinite(fragment.decodeTime)) seg.mediaEnd = fragment.decodeTime + fragment.duration;
   }
@@ -116,6 +119,7 @@ export class SegmentWriter {
       firstDecodeTime: fragment.decodeTime,
       mediaEnd: fragment.decodeTime,
       openedAt: receivedAt,
+      offsets: trackOffsetsFor(init, fragment.decodeTime),
     };
     this.#open = seg;
     this.#opts.log.debug({ filename }, 'segment opened');

@@ -56,6 +56,7 @@ test('an RTSP camera with Digest auth is recorded into playable segments; API, a
     assert.equal(p.codec, 'h264');
     assert.equal(p.width, 640);
     assert.ok(Math.abs(p.playSeconds - 2) <= 0.5, `${f} lasts ${p.playSeconds}s, close to segment_seconds`);
+    assert.ok(p.startTime < 0.2, `${f} starts at time zero, not at the stream's clock (${p.startTime}s)`);
   }
 
   // Authentication: none → 401 with the challenge header, viewer cannot stop, operator can.
