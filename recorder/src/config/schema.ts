@@ -4,10 +4,10 @@ import { z } from 'zod';
 export const CAMERA_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LISTEN_PATTERN = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]*):\d{1,5}$/;
 
+/** Per-camera retention: only the age limit; free space is a property of the disk, set globally. */
 const retentionSchema = z
   .object({
     max_age_days: z.number().positive().optional(),
-    min_free_percent: z.number().min(0).max(99).optional(),
   })
   .strict();
 
