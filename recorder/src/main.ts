@@ -56,8 +56,13 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 
   const registry = new CameraRegistry();
+  const nodeNameCheck = resolveNodeName(config.nodeName);
+  if (config.database !== undefined && nodeNameCheck.from === 'none') {
+    process.stderr.write('vigil-recorder: refusing to start: nodeName is empty and the hostname cannot be read; with a database configured the node needs a name to find its cameras (set nodeName)\n');
+    return 2;
+  }
   const log = createLogger({ level: config.log_level, ...(config.log_file === undefined ? {} : { logFile: config.log_file }), secrets: () => registry.secrets() });
-  const node = resolveNodeName(config.nodeName);
+  const node = nodeNameCheck;
   if (node.from === 'hostname') log.info({ node: node.name }, `nodeName is empty; using the hostname "${node.name}" as the node name`);
   else if (node.from === 'nodeName') log.info({ node: node.name }, `node name "${node.name}" from nodeName`);
   else log.warn('nodeName is empty and the hostname cannot be read: this node has no name');

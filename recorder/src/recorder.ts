@@ -1,7 +1,9 @@
 // Assembles a running recorder from a validated configuration: cameras, recording, archive, HTTP.
 import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { walkArchive } from './archive/archive-walk.js';
+import { ArchiveCatalog } from './archive/archive-catalog.js';
+import { nodeClock } from './archive/day-clock.js';
+import { memoryArchiveSource } from './archive/memory-archive-source.js';
 import { readDiskSpace, type DiskSpaceReader } from './archive/disk-space.js';
 import { RetentionCleaner } from './archive/retention.js';
 import { SegmentIndex } from './archive/segment-index.js';
@@ -12,11 +14,15 @@ import type { VigilConfig } from './config/schema.js';
 import { CameraFleet } from './fleet/camera-fleet.js';
 import { buildApp } from './http/app.js';
 import { TokenAuthenticator } from './http/auth.js';
+import { PtzService } from './ptz/ptz-service.js';
+import { SnapshotService } from './snapshot/snapshot-service.js';
 import type { CameraControl } from './http/services.js';
 import { OpenSegmentJournal } from './recording/open-journal.js';
 import { remuxToProgressive } from './recording/remux.js';
 import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
+import { startDatabaseNode } from './database-node.js';
+import type { ClosedSegment } from './recording/closed-segment.js';
 import { listen } from './server.js';
 
 export interface RecorderDeps {
@@ -48,9 +54,14 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const sequences = new SequenceStore(config.work_dir, config.record_path);
   const index = new SegmentIndex();
 
+  const db = config.database === undefined ? undefined : await startDatabaseNode({ database: config.database, config, nodeName: deps.nodeName, registry, log });
+  const segmentClosed = async (seg: ClosedSegment): Promise<void> => {
+    index.add(seg);
+    await db?.segmentClosed(seg);
+  };
+
   // Repair before recording starts: the files the previous run left open are few and known.
-  const repair = await repairOpenSegments({ recordPath: config.record_path, journal, log, remux });
-  for (const seg of repair.repaired) index.add(seg);
+  await repairOpenSegments({ recordPath: config.record_path, journal, log, remux, onRepaired: segmentClosed });
 
   const fleet = new CameraFleet(registry, {
     recordPath: config.record_path,
@@ -60,15 +71,28 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     journal,
     log,
     remux,
-    onSegmentClosed: (seg) => index.add(seg),
+    onSegmentClosed: segmentClosed,
   });
   registry.publish(FILE_SOURCE, camerasFromConfig(config));
+  await db?.startCameraSource();
 
   const isOpen = (filename: string): boolean => fleet.runtimes().some((rt) => rt.currentSegment()?.filename === filename);
-  const walking = walkArchive({ recordPath: config.record_path, isOpen, onSegment: (seg) => index.add(seg) }).then(
-    (count) => log.info({ segments: count }, 'archive walk finished'),
-    (err: unknown) => log.error({ err: String(err) }, 'archive walk failed'),
-  );
+  const catalog = new ArchiveCatalog({
+    recordPath: config.record_path,
+    index,
+    log,
+    isOpen,
+    onReconciled: (added, removed) => {
+      void (async () => {
+        for (const seg of added) await db?.segmentClosed(seg);
+        await db?.segmentsRemoved(removed);
+      })().catch((err: unknown) => log.error({ err: String(err) }, 'cannot queue rescan changes for the database'));
+    },
+  });
+  const walking = catalog.startInitialWalk();
+  const rescanTimer = setInterval(() => {
+    void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed'));
+  }, config.archive.rescan_minutes * 60_000);
 
   let retentionConfig = config.record.retention;
   const retention = new RetentionCleaner({
@@ -80,6 +104,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
       return retentionConfig.min_free_percent;
     },
     maxAgeDays: (cameraId) => registry.get(cameraId)?.record.maxAgeDays ?? retentionConfig.max_age_days,
+    onDeleted: (seg) => void db?.segmentsRemoved([seg]).catch((err: unknown) => log.error({ err: String(err) }, 'cannot queue a retention deletion for the database')),
   });
   const retentionTimer = setInterval(() => {
     void walking.then(() => retention.run()).catch((err: unknown) => log.error({ err: String(err) }, 'retention pass failed'));
@@ -93,9 +118,19 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     },
     startByRequest: (id) => fleet.startByRequest(id),
     stopByRequest: (id) => fleet.stopByRequest(id),
+    list: () => registry.list().map((cam) => ({ id: cam.id, ptz: cam.ptz })),
+    liveHub: (id) => fleet.runtime(id)?.hub,
   };
   const auth = new TokenAuthenticator(config.auth.tokens, config.auth.disabled);
-  const app = await buildApp({ log, version: deps.version, auth, cameras: cameraControl });
+  const snapshots = new SnapshotService({ cameras: registry, log, now: () => Date.now() });
+  const ptz = new PtzService({ cameras: registry, log });
+  const archive = {
+    archive: db?.archive ?? memoryArchiveSource(catalog, index),
+    openSegment: (id: string) => fleet.runtime(id)?.currentSegment(),
+    nodeClock: nodeClock(),
+    now: () => Date.now(),
+  };
+  const app = await buildApp({ log, version: deps.version, auth, cameras: cameraControl, archive, stallSeconds: config.stall_seconds, snapshots, ptz });
   const server = await listen(app, resolveListen(config.listen, config.auth.disabled));
   log.info({ url: server.url, node: deps.nodeName, cameras: registry.list().length }, `listening on ${server.url}`);
 
@@ -110,10 +145,13 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     },
     shutdown: async () => {
       clearInterval(retentionTimer);
+      clearInterval(rescanTimer);
       const closingServer = server.close();
       await fleet.shutdown();
       await sequences.flush();
       await closingServer;
+      await db?.close();
+      await snapshots.close();
     },
   };
 }

@@ -15,6 +15,8 @@ export interface Camera {
   source: string;
   ptz: boolean;
   snapuri: string | undefined;
+  /** ONVIF device service URL for PTZ (config key `onvif`); undefined means the RTSP host on port 80. */
+  onvif?: string | undefined;
   audio: 'auto' | 'off' | 'transcode';
   record: CameraRecordSettings;
   /** Which source produced the camera: `file`, `database`, `cluster`. */
@@ -28,6 +30,7 @@ export function cameraFromConfig(entry: CameraConfigEntry, config: VigilConfig, 
     source: entry.source,
     ptz: entry.ptz,
     snapuri: entry.snapuri,
+    onvif: entry.onvif,
     audio: entry.audio,
     record: {
       format: entry.record?.format ?? config.record.format,

@@ -32,6 +32,12 @@ export const cameraSchema = z
     source: sourceSchema,
     ptz: z.boolean().default(false),
     snapuri: z.string().url().optional(),
+    /** ONVIF device service for PTZ, `http(s)://host[:port][/path]`; default: the RTSP host on port 80, path /onvif/device_service. */
+    onvif: z
+      .string()
+      .url()
+      .refine((s) => /^https?:\/\/[^/@]+(?:\/|$)/.test(s), { message: 'must be an http:// or https:// URL without credentials (they come from source)' })
+      .optional(),
     audio: z.enum(['auto', 'off', 'transcode']).default('auto'),
     record: recordSchema.optional(),
   })
@@ -81,6 +87,20 @@ export const configSchema = z
       })
       .strict()
       .default({ tokens: [], disabled: false }),
+    archive: z
+      .object({
+        rescan_minutes: z.number().positive().max(10_080).default(10),
+      })
+      .strict()
+      .default({ rescan_minutes: 10 }),
+    database: z
+      .object({
+        url: z.string().regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' }),
+        camera_poll_seconds: z.number().positive().max(3600).default(5),
+        statement_timeout_ms: z.number().int().min(100).max(600_000).default(5000),
+      })
+      .strict()
+      .optional(),
     cameras: z.array(cameraSchema).default([]),
   })
   .strict()

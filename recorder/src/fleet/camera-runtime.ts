@@ -16,7 +16,7 @@ export interface CameraRuntimeDeps {
   journal: OpenSegmentJournal;
   log: Logger;
   remux(partPath: string, finalPath: string): Promise<void>;
-  onSegmentClosed(segment: ClosedSegment): void;
+  onSegmentClosed(segment: ClosedSegment): void | Promise<void>;
 }
 
 /** The recorder's queue may hold this much before it skips to the next keyframe (a disk stalled for seconds). */

@@ -4,9 +4,16 @@ import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod
 import type { Logger } from 'pino';
 import type { TokenAuthenticator } from './auth.js';
 import { installErrorHandling } from './error-handler.js';
+import { installLiveSocket } from './live-socket.js';
+import type { LiveLimits } from './live-viewer.js';
 import { archiveCurrentRoutes } from './routes/archive-current.js';
+import { archiveSegmentsRoutes, type SegmentsRouteOptions } from './routes/archive-segments.js';
 import { cameraControlRoutes } from './routes/cameras-control.js';
+import { cameraListRoutes } from './routes/cameras-list.js';
 import { healthRoutes } from './routes/health.js';
+import { ptzRoutes, type PtzControl } from './routes/ptz.js';
+import { snapshotRoutes, type SnapshotSource } from './routes/snapshot.js';
+import { webPageRoutes } from './routes/web-page.js';
 import type { CameraControl } from './services.js';
 
 export interface AppDeps {
@@ -14,6 +21,18 @@ export interface AppDeps {
   version: string;
   auth: TokenAuthenticator;
   cameras: CameraControl;
+  /** The segment listing's archive source, open segments and clocks. */
+  archive: Omit<SegmentsRouteOptions, 'auth'>;
+  /** Camera stills, cached and single-flight (snapshot/). */
+  snapshots: SnapshotSource;
+  /** ONVIF PTZ commands (ptz/). */
+  ptz: PtzControl;
+  /** A live viewer of a camera not streaming yet waits this long for its first picture. */
+  stallSeconds: number;
+  /** Live viewer queue, socket buffer and ping bounds (defaults in live-viewer.ts). */
+  liveLimits?: Partial<LiveLimits>;
+  /** Where the bundled page lives (default dist/web). */
+  webRoot?: string;
 }
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -30,6 +49,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app);
   await app.register(healthRoutes, { version: deps.version });
   await app.register(archiveCurrentRoutes, { auth: deps.auth, cameras: deps.cameras });
+  await app.register(archiveSegmentsRoutes, { auth: deps.auth, ...deps.archive });
   await app.register(cameraControlRoutes, { auth: deps.auth, cameras: deps.cameras });
+  await app.register(cameraListRoutes, { auth: deps.auth, cameras: deps.cameras });
+  await app.register(snapshotRoutes, { auth: deps.auth, snapshots: deps.snapshots });
+  await app.register(ptzRoutes, { auth: deps.auth, ptz: deps.ptz });
+  await app.register(webPageRoutes, {
+    ...(deps.webRoot === undefined ? {} : { webRoot: deps.webRoot }),
+    onMissing: (root) => deps.log.warn({ root }, 'the live-view page is not built (npm run build); GET / answers 404'),
+  });
+  installLiveSocket(app, {
+    auth: deps.auth,
+    cameras: deps.cameras,
+    log: deps.log,
+    waitForStreamMs: deps.stallSeconds * 1000,
+    ...(deps.liveLimits === undefined ? {} : { limits: deps.liveLimits }),
+  });
   return app;
 }

@@ -1,6 +1,5 @@
 // Bearer-token authentication with roles viewer < operator < admin; tokens are stored as SHA-256 hashes only.
 import { createHash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
 import type { Role } from '../config/schema.js';
 import { ApiError } from './error-catalogue.js';
 
@@ -17,6 +16,12 @@ export interface Caller {
   role: Role;
 }
 
+/** What a token is read from: a fastify request, or a raw WebSocket upgrade request with its parsed query. */
+export interface TokenCarrier {
+  headers: { authorization?: string | undefined };
+  query?: unknown;
+}
+
 export class TokenAuthenticator {
   readonly #byHash: Map<string, Caller>;
   readonly disabled: boolean;
@@ -27,7 +32,7 @@ export class TokenAuthenticator {
   }
 
   /** The caller a request's token identifies, or undefined when it carries none that is valid. */
-  identify(req: FastifyRequest): Caller | undefined {
+  identify(req: TokenCarrier): Caller | undefined {
     if (this.disabled) return { name: 'anonymous', role: 'admin' };
     const token = bearerToken(req);
     if (token === undefined) return undefined;
@@ -35,7 +40,7 @@ export class TokenAuthenticator {
   }
 
   /** Throws 401 without a valid token, 403 for a role below `min`. */
-  require(req: FastifyRequest, min: Role): Caller {
+  require(req: TokenCarrier, min: Role): Caller {
     const caller = this.identify(req);
     if (caller === undefined) throw new ApiError('unauthorized', bearerToken(req) === undefined ? 'a bearer token is required' : 'the token is not valid');
     if (RANK[caller.role] < RANK[min]) throw new ApiError('forbidden', `this needs the ${min} role; the token has ${caller.role}`);
@@ -43,7 +48,7 @@ export class TokenAuthenticator {
   }
 }
 
-function bearerToken(req: FastifyRequest): string | undefined {
+function bearerToken(req: TokenCarrier): string | undefined {
   const header = req.headers.authorization;
   if (typeof header === 'string') {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);

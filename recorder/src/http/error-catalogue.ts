@@ -10,6 +10,17 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, message: 'the request body is larger than 64 KiB' },
   unsupported_media_type: { status: 415, message: 'the body must be JSON' },
   internal_error: { status: 500, message: 'the server failed to answer' },
+  invalid_parameter: { status: 400, message: 'a query parameter is not valid' },
+  invalid_window: { status: 400, message: 'the listing window is not valid' },
+  archive_unreadable: { status: 500, message: 'the archive on disk cannot be read' },
+  archive_index_unavailable: { status: 503, message: 'the database holding the archive index cannot be read' },
+  no_snapshot_uri: { status: 404, message: 'the camera has no snapshot URL' },
+  camera_error: { status: 502, message: 'the camera answered with an error or with something that is not an image' },
+  camera_timeout: { status: 504, message: 'the camera did not answer within 10 seconds' },
+  ptz_disabled: { status: 403, message: 'PTZ is disabled for the camera' },
+  ptz_no_credentials: { status: 422, message: "the camera's RTSP URL carries no username and password for ONVIF" },
+  invalid_ptz_value: { status: 422, message: 'pan, tilt and zoom must be numbers from -1.0 to 1.0; speed a number' },
+  ptz_failed: { status: 502, message: 'the camera or its ONVIF request failed' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

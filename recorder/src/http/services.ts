@@ -1,5 +1,9 @@
 // What the HTTP layer needs from the recorder's services: small interfaces, implemented below http/.
 import type { OpenSegmentInfo } from '../recording/closed-segment.js';
+import type { StreamHub } from '../stream/stream-hub.js';
+
+/** The part of a camera's stream hub the live WebSocket and the camera list use. */
+export type LiveHub = Pick<StreamHub, 'subscribe' | 'init' | 'streaming'>;
 
 export interface CameraControl {
   /** undefined when the node does not know the camera. */
@@ -9,4 +13,8 @@ export interface CameraControl {
   /** `*` means every camera; throws CameraNotFoundError for an unknown id. */
   startByRequest(id: string): number;
   stopByRequest(id: string): Promise<number>;
+  /** Every camera this node knows (running or stopped). */
+  list(): Array<{ id: string; ptz: boolean }>;
+  /** The live stream of a running camera; undefined when the camera is unknown or stopped. */
+  liveHub(cameraId: string): LiveHub | undefined;
 }

@@ -11,6 +11,8 @@ export interface RepairDeps {
   journal: OpenSegmentJournal;
   log: Logger;
   remux(partPath: string, finalPath: string): Promise<void>;
+  /** Reports a repaired segment; its journal entry is dropped only after this resolves. */
+  onRepaired(segment: ClosedSegment): void | Promise<void>;
 }
 
 export interface RepairOutcome {
@@ -72,7 +74,10 @@ export async function repairOpenSegments(deps: RepairDeps): Promise<RepairOutcom
     try {
       const closed = await repairOne(entry, deps);
       if (closed === undefined) outcome.removed.push(entry.filename);
-      else outcome.repaired.push(closed);
+      else {
+        outcome.repaired.push(closed);
+        await deps.onRepaired(closed);
+      }
       deps.log.info({ camera: entry.cameraId, filename: entry.filename, kept: closed !== undefined }, 'segment left open by the previous run repaired');
       await deps.journal.remove(entry);
     } catch (err) {

@@ -21,7 +21,8 @@ export interface SegmentWriterOptions {
   log: Logger;
   /** Remux of an mp4-format `.part` into the final file. */
   remux(partPath: string, finalPath: string): Promise<void>;
-  onSegmentClosed(segment: ClosedSegment): void;
+  /** Reports the closed segment; the journal entry is dropped only after this resolves. */
+  onSegmentClosed(segment: ClosedSegment): void | Promise<void>;
   now?: () => number;
 }
 
@@ -147,7 +148,6 @@ export class SegmentWriter {
     const finalPath = join(recordPath, seg.info.filename);
     if (format === 'mp4') await this.#opts.remux(seg.writtenPath, finalPath);
     const st = await stat(finalPath);
-    await this.#opts.journal.remove(seg.info);
     const mediaSeconds = Number.isFinite(seg.mediaEnd - seg.firstDecodeTime) ? seg.mediaEnd - seg.firstDecodeTime : (this.#now() - seg.openedAt) / 1000;
     const closed: ClosedSegment = {
       cameraId: seg.info.cameraId,
@@ -160,6 +160,8 @@ export class SegmentWriter {
     };
     this.#closedCount++;
     log.info({ filename: closed.filename, size: closed.size, seconds: Math.round(mediaSeconds * 10) / 10 }, 'segment closed');
-    this.#opts.onSegmentClosed(closed);
+    await this.#opts.onSegmentClosed(closed);
+    // A crash before this line repairs and reports the segment again; its consumers take it twice without harm.
+    await this.#opts.journal.remove(seg.info);
   }
 }

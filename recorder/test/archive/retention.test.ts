@@ -111,5 +111,5 @@ test('the open segment is never a candidate: only indexed (closed) segments are 
   await cleaner.run();
   const left = await filesOf(root, 'z');
   assert.deepEqual(left, [openName.split('/').pop()]);
-  assert.equal(index.has(closed.filename), false);
+  assert.equal(index.has('z', closed.sequence), false);
 });

@@ -1,0 +1,159 @@
+// Reads CPU time and memory of processes from /proc (Linux only), and samples a set of processes over a window.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+let clockTicks;
+
+/** USER_HZ: the unit of utime/stime in /proc/<pid>/stat (100 almost everywhere). */
+export function clkTck() {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/**
+ * /proc/<pid>/stat: { pid, comm, state, ppid, ticks (utime + stime of all threads), childTicks (cutime + cstime),
+ * start (starttime, identifies the process across pid reuse) }, or undefined once the process is gone.
+ */
+export function readStat(pid) {
+  let text;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // comm may contain spaces and parentheses: it ends at the last ')'.
+  const open = text.indexOf('(');
+  const close = text.lastIndexOf(')');
+  const rest = text.slice(close + 2).split(' ');
+  // rest[0] is field 3 (state); field n is rest[n - 3].
+  return {
+    pid,
+    comm: text.slice(open + 1, close),
+    state: rest[0],
+    ppid: Number(rest[1]),
+    ticks: Number(rest[11]) + Number(rest[12]),
+    childTicks: Number(rest[13]) + Number(rest[14]),
+    start: Number(rest[19]),
+  };
+}
+
+function statusField(pid, field) {
+  try {
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text);
+    return m === null ? 0 : Number(m[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Resident set size in KiB (VmRSS), 0 once gone. */
+export function readRssKiB(pid) {
+  return statusField(pid, 'VmRSS');
+}
+
+/** Proportional set size in KiB (shared pages divided among their users), 0 once gone or unreadable. */
+export function readPssKiB(pid) {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m === null ? 0 : Number(m[1]);
+  } catch {
+    return 0;
+  }
+}
+
+/** Every live process as pid → stat. */
+export function allProcesses() {
+  const out = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const st = readStat(Number(name));
+    if (st !== undefined) out.set(st.pid, st);
+  }
+  return out;
+}
+
+/** The processes descending from `rootPid` (not the root itself), from one /proc scan. */
+export function descendants(rootPid, procs = allProcesses()) {
+  const children = new Map();
+  for (const st of procs.values()) {
+    if (!children.has(st.ppid)) children.set(st.ppid, []);
+    children.get(st.ppid).push(st);
+  }
+  const out = [];
+  const queue = [rootPid];
+  while (queue.length > 0) {
+    const pid = queue.shift();
+    for (const child of children.get(pid) ?? []) {
+      out.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return out;
+}
+
+/**
+ * Samples a changing set of processes over a window. `list()` returns [{ pid, role }] for the processes that belong
+ * to the subject right now (e.g. the recorder as 'node' and its children as 'ffmpeg'). CPU of a role is the sum over
+ * every process seen during the window of (its last sampled ticks − its ticks at the window start, or 0 if it appeared
+ * later). Memory is summed per role at every sample: peak and mean over the window are reported.
+ */
+export class WindowSampler {
+  constructor(list, intervalMs = 1000) {
+    this.list = list;
+    this.intervalMs = intervalMs;
+    this.procs = new Map(); // `${pid}:${start}` → { role, first, last, appearedLate }
+    this.rssSamples = []; // [{ role → KiB }]
+    this.timer = undefined;
+  }
+
+  #sample(initial) {
+    const rss = {};
+    for (const { pid, role } of this.list()) {
+      const st = readStat(pid);
+      if (st === undefined || st.state === 'Z') continue;
+      const key = `${pid}:${st.start}`;
+      const seen = this.procs.get(key);
+      if (seen === undefined) this.procs.set(key, { pid, role, first: initial ? st.ticks : 0, last: st.ticks, appearedLate: !initial });
+      else seen.last = st.ticks;
+      rss[role] = (rss[role] ?? 0) + readRssKiB(pid);
+    }
+    this.rssSamples.push(rss);
+  }
+
+  start() {
+    this.startedAt = process.hrtime.bigint();
+    this.#sample(true);
+    this.timer = setInterval(() => this.#sample(false), this.intervalMs);
+    return this;
+  }
+
+  /** Final sample; returns { seconds, roles: { role → { cpuPercent, rssPeakMiB, rssMeanMiB, processes, appearedLate } } }. */
+  stop() {
+    clearInterval(this.timer);
+    this.#sample(false);
+    const seconds = Number(process.hrtime.bigint() - this.startedAt) / 1e9;
+    const roles = {};
+    for (const p of this.procs.values()) {
+      const r = (roles[p.role] ??= { ticks: 0, processes: 0, appearedLate: 0 });
+      r.ticks += p.last - p.first;
+      r.processes++;
+      if (p.appearedLate) r.appearedLate++;
+    }
+    for (const [role, r] of Object.entries(roles)) {
+      const series = this.rssSamples.map((s) => s[role] ?? 0);
+      r.cpuPercent = (r.ticks / clkTck() / seconds) * 100;
+      r.rssPeakMiB = Math.max(...series) / 1024;
+      r.rssMeanMiB = series.reduce((a, b) => a + b, 0) / series.length / 1024;
+      // PSS at the end of the window: shared library pages are not counted once per ffmpeg.
+      r.pssMiB = this.list().filter((p) => p.role === role).reduce((a, p) => a + readPssKiB(p.pid), 0) / 1024;
+    }
+    return { seconds, roles };
+  }
+}

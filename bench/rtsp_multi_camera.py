@@ -1,0 +1,156 @@
+# Benchmark fixture: many RTSP cameras from one process, each mount point looping the same pre-encoded H.264 file.
+"""Run with the system python (python3-gi):
+
+    /usr/bin/python3 rtsp_multi_camera.py --port N --mounts M --file PATH [--fps 25]
+        [--prefix /cam] [--watch-stdin]
+
+Serves rtsp://127.0.0.1:PORT/cam0 ... /cam{M-1} (no authentication). Every mount
+point is its own shared media, i.e. its own pipeline started by its first client,
+so M cameras behave like M independent cameras (their keyframes are not aligned),
+but they share one Python interpreter and one RTSP server instead of M processes.
+The pipeline is the one of recorder/test/fixtures/rtsp_camera.py --source file:
+multifilesrc loops an Annex-B H.264 file (SPS/PPS before every IDR, no B-frames),
+a pad probe restamps PTS = DTS = n / fps so timestamps stay monotonic across
+loops, clocksync paces it at real time.
+
+Binds 127.0.0.1 only (--port 0 picks a free port). Prints one line
+``READY <port>`` on stdout once listening. Exits 0 on SIGTERM/SIGINT (and on
+stdin EOF with --watch-stdin), 3 if the port is in use, 2 on bad arguments.
+"""
+
+import argparse
+import os
+import signal
+import sys
+
+import gi
+
+gi.require_version("Gio", "2.0")
+gi.require_version("Gst", "1.0")
+gi.require_version("GstRtspServer", "1.0")
+from gi.repository import Gio, GLib, Gst, GstRtspServer  # noqa: E402
+
+EXIT_PORT_IN_USE = 3
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description="many-camera RTSP benchmark fixture")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--mounts", type=int, required=True)
+    p.add_argument("--first", type=int, default=0, help="index of the first mount point")
+    p.add_argument("--prefix", default="/cam")
+    p.add_argument("--file", required=True)
+    p.add_argument("--fps", type=int, default=25)
+    p.add_argument("--watch-stdin", action="store_true")
+    args = p.parse_args(argv)
+    if not args.prefix.startswith("/"):
+        args.prefix = "/" + args.prefix
+    if not os.path.isfile(args.file):
+        p.error("no such file: %s" % args.file)
+    if args.mounts <= 0 or args.fps <= 0 or args.first < 0:
+        p.error("--mounts and --fps must be positive, --first not negative")
+    if not 0 <= args.port <= 65535:
+        p.error("--port out of range")
+    return args
+
+
+def file_launch(path, fps):
+    loc = path.replace("%", "%%").replace("\\", "\\\\").replace('"', '\\"')
+    return (
+        '( multifilesrc location="{loc}" loop=true '
+        'caps="video/x-h264,stream-format=byte-stream,framerate={fps}/1" '
+        "! h264parse name=restamp "
+        "! video/x-h264,stream-format=byte-stream,alignment=au "
+        "! clocksync "
+        "! rtph264pay name=pay0 pt=96 config-interval=1 )"
+    ).format(loc=loc, fps=fps)
+
+
+class Restamper:
+    """Rewrites PTS/DTS of the parsed access units from a frame counter."""
+
+    def __init__(self, fps):
+        self.frame = 0
+        self.fps = fps
+        self.duration = Gst.util_uint64_scale_int(1, Gst.SECOND, fps)
+
+    def probe(self, _pad, info):
+        buf = info.get_buffer()
+        if buf is None:
+            return Gst.PadProbeReturn.OK
+        ts = Gst.util_uint64_scale_int(self.frame, Gst.SECOND, self.fps)
+        buf.pts = ts
+        buf.dts = ts
+        buf.duration = self.duration
+        self.frame += 1
+        return Gst.PadProbeReturn.OK
+
+
+class Factory(GstRtspServer.RTSPMediaFactory):
+    def __init__(self, path, fps):
+        super().__init__()
+        self.fps = fps
+        self.set_launch(file_launch(path, fps))
+        self.set_shared(True)
+        self.connect("media-configure", self.on_media_configure)
+
+    def on_media_configure(self, _factory, media):
+        parser = media.get_element().get_by_name("restamp")
+        if parser is not None:
+            parser.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, Restamper(self.fps).probe)
+
+
+def main(argv):
+    args = parse_args(argv)
+    Gst.init(None)
+
+    server = GstRtspServer.RTSPServer()
+    server.set_address("127.0.0.1")
+    server.set_service(str(args.port))
+    mounts = server.get_mount_points()
+    for i in range(args.first, args.first + args.mounts):
+        mounts.add_factory("%s%d" % (args.prefix, i), Factory(args.file, args.fps))
+
+    try:
+        source = server.create_source(None)
+    except GLib.Error as err:
+        in_use = err.matches(Gio.io_error_quark(), Gio.IOErrorEnum.ADDRESS_IN_USE)
+        sys.stderr.write("rtsp_multi_camera: cannot listen on 127.0.0.1:%d: %s\n" % (args.port, err.message))
+        sys.stderr.flush()
+        return EXIT_PORT_IN_USE if in_use else 1
+    source.attach(None)
+    bound = server.get_bound_port()
+
+    loop = GLib.MainLoop()
+
+    def quit_loop(*_a):
+        loop.quit()
+        return GLib.SOURCE_REMOVE
+
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, quit_loop)
+    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGINT, quit_loop)
+    if args.watch_stdin:
+        def on_stdin(fd, _cond):
+            try:
+                data = os.read(fd, 4096)
+            except OSError:
+                data = b""
+            if not data:
+                loop.quit()
+                return GLib.SOURCE_REMOVE
+            return GLib.SOURCE_CONTINUE
+        GLib.unix_fd_add_full(GLib.PRIORITY_DEFAULT, sys.stdin.fileno(),
+                              GLib.IOCondition.IN | GLib.IOCondition.HUP | GLib.IOCondition.ERR,
+                              on_stdin)
+
+    sys.stdout.write("READY %d\n" % bound)
+    sys.stdout.flush()
+    loop.run()
+
+    source.destroy()
+    server.client_filter(lambda _s, _c: GstRtspServer.RTSPFilterResult.REMOVE)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

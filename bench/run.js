@@ -1,0 +1,114 @@
+#!/usr/bin/env node
+// Benchmark entry (`npm run bench`, or `node bench/run.js [name...] [options]`); see docs/benchmarks.md.
+//
+//   node bench/run.js                       every benchmark with its defaults
+//   node bench/run.js recording --cameras 1,10,50 --seconds 30 --warmup 10 --repeats 2
+//
+// Options (environment variable in brackets):
+//   --cameras LIST      camera counts, comma-separated          [VIGIL_BENCH_CAMERAS]   default 1,10,50
+//   --seconds N         measurement window per run, seconds     [VIGIL_BENCH_SECONDS]   default 30
+//   --warmup N          seconds after every camera writes       [VIGIL_BENCH_WARMUP]    default 10
+//   --repeats N         subject pairs per count (median)        [VIGIL_BENCH_REPEATS]   default 2
+//   --per-server N      camera mounts per GStreamer process     [VIGIL_BENCH_PER_SERVER] default 25
+//   --cpu-prof DIR      run the recorder under node --cpu-prof, profiles into DIR
+//   --keep              keep the temp dir (recordings and logs)
+//
+// stdout: one JSON line per figure; stderr: progress and a summary table. Exit code 1 on error (not on a missed target).
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+
+const BENCHMARKS = {
+  recording: () => import('./recording-cpu.js'),
+  live: () => import('./live-latency.js'),
+};
+
+function usage(message) {
+  if (message !== undefined) process.stderr.write(`bench: ${message}\n`);
+  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--keep]\n`);
+  process.exit(2);
+}
+
+function positiveInt(name, value) {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) usage(`${name} must be a positive integer, got "${value}"`);
+  return n;
+}
+
+function parseArgs(argv, env) {
+  const names = [];
+  const opts = {};
+  const fromEnv = {
+    cameras: env.VIGIL_BENCH_CAMERAS,
+    seconds: env.VIGIL_BENCH_SECONDS,
+    warmup: env.VIGIL_BENCH_WARMUP,
+    repeats: env.VIGIL_BENCH_REPEATS,
+    perServer: env.VIGIL_BENCH_PER_SERVER,
+  };
+  const raw = { ...Object.fromEntries(Object.entries(fromEnv).filter(([, v]) => v !== undefined && v !== '')) };
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let inline;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      inline = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    const value = () => {
+      if (inline !== undefined) return inline;
+      const v = argv[++i];
+      if (v === undefined) usage(`${arg} needs a value`);
+      return v;
+    };
+    switch (arg) {
+      case '--cameras': raw.cameras = value(); break;
+      case '--seconds': raw.seconds = value(); break;
+      case '--warmup': raw.warmup = value(); break;
+      case '--repeats': raw.repeats = value(); break;
+      case '--per-server': raw.perServer = value(); break;
+      case '--cpu-prof': opts.cpuProf = value(); break;
+      case '--keep': opts.keep = true; break;
+      case '--help': case '-h': usage(); break;
+      default:
+        if (arg.startsWith('-')) usage(`unknown option ${arg}`);
+        if (!(arg in BENCHMARKS)) usage(`unknown benchmark "${arg}"`);
+        names.push(arg);
+    }
+  }
+  if (raw.cameras !== undefined) opts.cameras = String(raw.cameras).split(',').filter((s) => s !== '').map((s) => positiveInt('--cameras', s));
+  if (raw.seconds !== undefined) opts.seconds = positiveInt('--seconds', raw.seconds);
+  if (raw.warmup !== undefined) opts.warmup = Number(raw.warmup) >= 0 ? Number(raw.warmup) : usage('--warmup must be >= 0');
+  if (raw.repeats !== undefined) opts.repeats = positiveInt('--repeats', raw.repeats);
+  if (raw.perServer !== undefined) opts.perServer = positiveInt('--per-server', raw.perServer);
+  return { names: names.length > 0 ? names : Object.keys(BENCHMARKS), opts };
+}
+
+function machine() {
+  const ffmpeg = (() => {
+    try {
+      return execFileSync(process.env.VIGIL_TEST_FFMPEG ?? 'ffmpeg', ['-version'], { encoding: 'utf8' }).split('\n')[0];
+    } catch {
+      return 'ffmpeg not found';
+    }
+  })();
+  return { bench: 'machine', cpus: cpus().length, cpu_model: cpus()[0]?.model ?? '', node: process.version, ffmpeg };
+}
+
+async function main() {
+  if (process.platform !== 'linux') usage('the benchmarks read /proc: Linux only');
+  const { names, opts } = parseArgs(process.argv.slice(2), process.env);
+  const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+  emit(machine());
+  for (const name of names) {
+    const mod = await BENCHMARKS[name]();
+    process.stderr.write(`bench: ${name}: ${mod.description}\n`);
+    await mod.run({ ...mod.defaults, ...opts }, emit);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,152 @@
+// The on-disk archive as an index: the start-up walk (camera by camera, on demand first), rescans, errors.
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { CAMERA_ID_PATTERN } from '../config/schema.js';
+import type { ClosedSegment } from '../recording/closed-segment.js';
+import { DAY_FOLDER_PATTERN, parseSegmentFileName } from '../recording/segment-name.js';
+import { ArchiveDiskError } from './archive-errors.js';
+import type { SegmentIndex } from './segment-index.js';
+
+const STAT_CONCURRENCY = 64;
+
+export interface ArchiveCatalogOptions {
+  recordPath: string;
+  index: SegmentIndex;
+  log: Logger;
+  /** Files being written right now are not closed segments. */
+  isOpen(filename: string): boolean;
+  /** Files found by a rescan that the index did not have, and indexed files that are gone. */
+  onReconciled?(added: ClosedSegment[], removed: ClosedSegment[]): void;
+}
+
+export interface RescanResult {
+  added: number;
+  removed: number;
+}
+
+export class ArchiveCatalog {
+  readonly #opts: ArchiveCatalogOptions;
+  readonly #walks = new Map<string, Promise<void>>();
+  readonly #errors = new Map<string, string>();
+  #cameraList: Promise<string[]> | undefined;
+  #rootError: string | undefined;
+  #initial: Promise<void> | undefined;
+
+  constructor(opts: ArchiveCatalogOptions) {
+    this.#opts = opts;
+  }
+
+  /** Starts the start-up walk in the background; resolves when every camera is indexed. */
+  startInitialWalk(): Promise<void> {
+    this.#initial ??= (async () => {
+      const started = Date.now();
+      const cameras = await this.#cameras();
+      for (const id of cameras) await this.ensureCamera(id).catch(() => undefined);
+      let segments = 0;
+      for (const id of cameras) segments += this.#opts.index.count(id);
+      this.#opts.log.info({ cameras: cameras.length, segments, ms: Date.now() - started }, 'archive walk finished');
+    })();
+    return this.#initial;
+  }
+
+  /** Resolves once the camera's folder is indexed (walking it now if the start-up walk has not got there). */
+  async ensureCamera(cameraId: string): Promise<void> {
+    await this.#cameras();
+    if (this.#rootError !== undefined) throw new ArchiveDiskError(`the recordings directory cannot be read: ${this.#rootError}`);
+    let walk = this.#walks.get(cameraId);
+    if (walk === undefined) {
+      walk = this.#walkCamera(cameraId, (seg) => this.#opts.index.add(seg)).then(() => undefined);
+      this.#walks.set(cameraId, walk);
+    }
+    await walk;
+    const error = this.#errors.get(cameraId);
+    if (error !== undefined) throw new ArchiveDiskError(`the archive of camera ${cameraId} cannot be read: ${error}`);
+  }
+
+  /** Walks everything again; indexes files added by hand and forgets files removed by hand. */
+  async rescan(): Promise<RescanResult> {
+    await this.startInitialWalk();
+    const walkStarted = Date.now();
+    this.#cameraList = undefined;
+    const { index } = this.#opts;
+    const cameras = new Set([...(await this.#cameras()), ...index.cameras()]);
+    const added: ClosedSegment[] = [];
+    const removed: ClosedSegment[] = [];
+    for (const cameraId of cameras) {
+      const seen = new Map<number, ClosedSegment>();
+      const ok = await this.#walkCamera(cameraId, (seg) => seen.set(seg.sequence, seg));
+      if (!ok) continue;
+      const known = new Map(index.segments(cameraId).map((s) => [s.sequence, s]));
+      for (const [seq, seg] of seen) {
+        const had = known.get(seq);
+        if (had === undefined || had.size !== seg.size) {
+          index.add(seg);
+          if (had === undefined) added.push(seg);
+        }
+      }
+      for (const [seq, seg] of known) {
+        // A segment closed while this walk ran may be missing from it: keep those.
+        if (!seen.has(seq) && seg.end.getTime() < walkStarted) {
+          index.remove(cameraId, seg.filename);
+          removed.push(seg);
+        }
+      }
+    }
+    if (added.length + removed.length > 0) {
+      this.#opts.log.info({ added: added.length, removed: removed.length }, 'archive rescan found files changed outside the recorder');
+      this.#opts.onReconciled?.(added, removed);
+    }
+    return { added: added.length, removed: removed.length };
+  }
+
+  #cameras(): Promise<string[]> {
+    this.#cameraList ??= readdir(this.#opts.recordPath).then(
+      (names) => {
+        this.#rootError = undefined;
+        return names.filter((n) => CAMERA_ID_PATTERN.test(n)).sort();
+      },
+      (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return [];
+        this.#rootError = err.code ?? String(err);
+        this.#opts.log.error({ err: this.#rootError, path: this.#opts.recordPath }, 'the recordings directory cannot be read');
+        this.#cameraList = undefined;
+        return [];
+      },
+    );
+    return this.#cameraList;
+  }
+
+  /** Reports every segment file of the camera; false (and an error noted) when a folder cannot be read. */
+  async #walkCamera(cameraId: string, onSegment: (seg: ClosedSegment) => void): Promise<boolean> {
+    const cameraDir = join(this.#opts.recordPath, cameraId);
+    try {
+      const days = (await readdir(cameraDir).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? [] : Promise.reject(err)))).filter((d) => DAY_FOLDER_PATTERN.test(d)).sort();
+      for (const day of days) {
+        const names = await readdir(join(cameraDir, day));
+        const candidates: Array<{ name: string; parsed: NonNullable<ReturnType<typeof parseSegmentFileName>> }> = [];
+        for (const name of names) {
+          const parsed = parseSegmentFileName(name);
+          if (parsed !== undefined && parsed.cameraId === cameraId && !this.#opts.isOpen(`${cameraId}/${day}/${name}`)) candidates.push({ name, parsed });
+        }
+        for (let i = 0; i < candidates.length; i += STAT_CONCURRENCY) {
+          const batch = candidates.slice(i, i + STAT_CONCURRENCY);
+          const stats = await Promise.all(batch.map((c) => stat(join(cameraDir, day, c.name)).catch(() => undefined)));
+          batch.forEach((c, k) => {
+            const st = stats[k];
+            if (st === undefined || !st.isFile()) return;
+            const end = new Date(Math.max(c.parsed.start.getTime(), st.mtimeMs));
+            onSegment({ cameraId, filename: `${cameraId}/${day}/${c.name}`, start: c.parsed.start, end, sequence: c.parsed.sequence, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) });
+          });
+        }
+      }
+      this.#errors.delete(cameraId);
+      return true;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      this.#errors.set(cameraId, code);
+      this.#opts.log.error({ camera: cameraId, err: code }, 'a camera folder of the archive cannot be read');
+      return false;
+    }
+  }
+}

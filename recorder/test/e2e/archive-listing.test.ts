@@ -1,0 +1,120 @@
+// The segment listing over HTTP, walk mode: a synthetic archive on disk plus a camera recording now.
+import assert from 'node:assert/strict';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { segmentRelativePath } from '../../src/recording/segment-name.js';
+import { waitUntil } from '../support/processes.js';
+import { startRecorderProcess } from '../support/recorder-process.js';
+import { tempDir } from '../support/temp-dir.js';
+import { getJson } from './helpers.js';
+
+interface Listing {
+  archive: Array<{ timestamp: string; sequence: number; filename: string; size: number; mtime: number; is_open: boolean }>;
+  days: string[];
+}
+
+const S = (iso: string): number => Date.parse(iso) / 1000;
+
+/** Writes an empty segment file named for its start; its mtime (the walk's end time) is start + seconds. */
+async function plant(recordPath: string, cameraId: string, startIso: string, seconds: number, sequence: number, bytes = 100): Promise<string> {
+  const start = new Date(startIso);
+  const rel = segmentRelativePath(cameraId, start, sequence);
+  await mkdir(dirname(join(recordPath, rel)), { recursive: true });
+  await writeFile(join(recordPath, rel), Buffer.alloc(bytes));
+  const end = (start.getTime() + seconds * 1000) / 1000;
+  await utimes(join(recordPath, rel), end, end);
+  return rel;
+}
+
+test('listing rules in walk mode: windows, overlap, days on the viewer clock, ordering, errors', { timeout: 60_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const recordPath = join(dir, 'recordings');
+  // Archive of camera "arch": 10-minute segments on 2026-03-10 from 23:00 to 01:00 UTC (crossing UTC midnight),
+  // plus one on 2026-03-14 12:00 UTC.
+  let seq = 1;
+  for (let i = 0; i < 12; i++) await plant(recordPath, 'arch', new Date(S('2026-03-10T23:00:00Z') * 1000 + i * 600_000).toISOString(), 600, seq++);
+  await plant(recordPath, 'arch', '2026-03-14T12:00:00Z', 600, seq++);
+  const rec = await startRecorderProcess({ dir, config: { auth: { disabled: true }, record: { segment_seconds: 60 }, cameras: [{ id: 'live-now', source: 'testsrc:size=320x240&rate=25&gop=25&bitrate=200k' }] } });
+  t.after(() => rec.stop());
+  const list = async (query: string, cam = 'arch'): Promise<{ status: number; body: Listing & { error?: { code: string; details?: { parameter?: string } } } }> => {
+    const r = await getJson(`${rec.url}/api/archive/${cam}/segments${query}`);
+    return { status: r.status, body: r.body as Listing & { error?: { code: string; details?: { parameter?: string } } } };
+  };
+
+  // Window with both bounds; a segment that began before `from` is included, one starting at `to` is not.
+  const w = await list(`?from=${S('2026-03-10T23:25:00Z')}&to=${S('2026-03-10T23:50:00Z')}`);
+  assert.equal(w.status, 200);
+  assert.deepEqual(w.body.archive.map((s) => s.sequence), [3, 4, 5]);
+  assert.ok(w.body.archive.every((s) => s.is_open === false && s.size === 100));
+  assert.equal(w.body.archive[0]?.filename, 'arch/2026-03-10/arch_20260310T232000Z_3.mp4');
+  assert.equal(w.body.archive[0]?.mtime, S('2026-03-10T23:30:00Z'));
+  // days does not depend on the window.
+  assert.deepEqual(w.body.days, ['2026-03-10', '2026-03-11', '2026-03-14']);
+
+  // Only from: the day starting at from. Only to: the day up to to.
+  const onlyFrom = await list(`?from=${S('2026-03-11T00:30:00Z')}`);
+  assert.deepEqual(onlyFrom.body.archive.map((s) => s.sequence), [10, 11, 12]);
+  const onlyTo = await list(`?to=${S('2026-03-10T23:10:00Z')}`);
+  assert.deepEqual(onlyTo.body.archive.map((s) => s.sequence), [1]);
+
+  // Timestamps carry the viewer's offset; days are dated on the viewer's clock.
+  const kathmandu = await list(`?from=${S('2026-03-10T23:00:00Z')}&to=${S('2026-03-11T00:00:00Z')}&tz_offset_minutes=345`);
+  assert.equal(kathmandu.body.archive[0]?.timestamp, '2026-03-11T04:45:00+05:45');
+  assert.deepEqual(kathmandu.body.days, ['2026-03-11', '2026-03-14']);
+  const newfoundland = await list(`?from=${S('2026-03-10T23:00:00Z')}&to=${S('2026-03-11T00:00:00Z')}&tz_offset_minutes=-150`);
+  assert.equal(newfoundland.body.archive[0]?.timestamp, '2026-03-10T20:30:00-02:30');
+  assert.deepEqual(newfoundland.body.days, ['2026-03-10', '2026-03-14']);
+  const kiribati = await list(`?from=${S('2026-03-14T00:00:00Z')}&to=${S('2026-03-15T00:00:00Z')}&tz_offset_minutes=840`);
+  assert.equal(kiribati.body.archive[0]?.timestamp, '2026-03-15T02:00:00+14:00');
+  assert.deepEqual(kiribati.body.days, ['2026-03-11', '2026-03-15']);
+  // A window across local midnight (UTC+1: 23:30–00:30 local spans two local days).
+  const acrossMidnight = await list(`?from=${S('2026-03-10T22:30:00Z')}&to=${S('2026-03-10T23:30:00Z')}&tz_offset_minutes=60`);
+  assert.deepEqual(acrossMidnight.body.archive.map((s) => s.timestamp), ['2026-03-11T00:00:00+01:00', '2026-03-11T00:10:00+01:00', '2026-03-11T00:20:00+01:00']);
+
+  // Unknown camera: 200 with empty lists.
+  assert.deepEqual((await list('', 'nobody-here')).body, { archive: [], days: [] });
+
+  // Every 400 names the parameter.
+  for (const [query, code, parameter] of [
+    ['?from=abc', 'invalid_parameter', 'from'],
+    ['?to=12.5', 'invalid_parameter', 'to'],
+    ['?tz_offset_minutes=900', 'invalid_parameter', 'tz_offset_minutes'],
+    ['?tz_offset_minutes=-841', 'invalid_parameter', 'tz_offset_minutes'],
+    ['?from=2000&to=1000', 'invalid_window', 'from'],
+    [`?from=0&to=${25 * 3600 + 1}`, 'invalid_window', 'to'],
+  ] as const) {
+    const r = await list(query);
+    assert.equal(r.status, 400, query);
+    assert.equal(r.body.error?.code, code, query);
+    assert.equal(r.body.error?.details?.parameter, parameter, query);
+  }
+
+  // The recording camera: today's default window holds exactly one open segment, with its current size.
+  await waitUntil(async () => (await getJson(`${rec.url}/api/archive/live-now/current`)).status === 200, 20_000, 'recording');
+  const today = await list('', 'live-now');
+  assert.equal(today.status, 200);
+  const open = today.body.archive.filter((s) => s.is_open);
+  assert.equal(open.length, 1);
+  const current = (await getJson(`${rec.url}/api/archive/live-now/current`)).body as { filename: string; size: number };
+  assert.equal(open[0]?.filename, current.filename);
+  assert.ok((open[0]?.size ?? 0) > 0);
+  assert.equal(today.body.days.length >= 1, true);
+});
+
+test('a camera folder that cannot be read answers 500, never an empty archive', { timeout: 30_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const recordPath = join(dir, 'recordings');
+  await plant(recordPath, 'fine', '2026-03-10T10:00:00Z', 60, 1);
+  // A day "folder" that is a file: readdir fails with ENOTDIR, as on a failing disk (root ignores permissions).
+  await mkdir(join(recordPath, 'broken'), { recursive: true });
+  await writeFile(join(recordPath, 'broken', '2026-03-10'), 'not a folder');
+  const rec = await startRecorderProcess({ dir, config: { auth: { disabled: true }, cameras: [] } });
+  t.after(() => rec.stop());
+  const broken = await getJson(`${rec.url}/api/archive/broken/segments?from=${S('2026-03-10T00:00:00Z')}`);
+  assert.equal(broken.status, 500);
+  assert.equal((broken.body as { error: { code: string } }).error.code, 'archive_unreadable');
+  const fine = await getJson(`${rec.url}/api/archive/fine/segments?from=${S('2026-03-10T00:00:00Z')}`);
+  assert.equal(fine.status, 200);
+  assert.equal((fine.body as Listing).archive.length, 1);
+});

@@ -1,0 +1,31 @@
+// GET /api/cameras: viewer role, every known camera with state, and codec/size once the camera streams.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { StreamHub } from '../../src/stream/stream-hub.js';
+import { startLiveApp, VIEWER_TOKEN } from './live-fixtures.js';
+
+test('GET /api/cameras lists cameras with state, codec, size and ptz; it needs a viewer token', async (t) => {
+  const live = await startLiveApp(t);
+  const streaming = new StreamHub('b-door');
+  streaming.publishInit({
+    data: Buffer.from('init'),
+    tracks: [
+      { trackId: 1, handler: 'vide', timescale: 90000, codec: 'avc1.42C01E', width: 640, height: 360, defaultSampleDuration: 0, defaultSampleFlags: 0 },
+      { trackId: 2, handler: 'soun', timescale: 48000, codec: 'mp4a.40.2', defaultSampleDuration: 0, defaultSampleFlags: 0 },
+    ],
+    video: { trackId: 1, handler: 'vide', timescale: 90000, codec: 'avc1.42C01E', width: 640, height: 360, defaultSampleDuration: 0, defaultSampleFlags: 0 },
+  });
+  live.hubs.set('b-door', streaming);
+  live.hubs.set('a-yard', new StreamHub('a-yard'));
+  live.hubs.set('c-parked', undefined);
+
+  assert.equal((await live.app.inject({ url: '/api/cameras' })).statusCode, 401);
+  const res = await live.app.inject({ url: '/api/cameras', headers: { authorization: `Bearer ${VIEWER_TOKEN}` } });
+  assert.equal(res.statusCode, 200);
+  assert.equal(res.headers['cache-control'], 'no-store');
+  assert.deepEqual(res.json(), [
+    { id: 'a-yard', state: 'stalled', codec: null, width: null, height: null, ptz: false },
+    { id: 'b-door', state: 'recording', codec: 'avc1.42C01E,mp4a.40.2', width: 640, height: 360, ptz: false },
+    { id: 'c-parked', state: 'stopped', codec: null, width: null, height: null, ptz: false },
+  ]);
+});

@@ -1,0 +1,176 @@
+// One camera tile: a <video>, its WebSocket connection and MSE player, reconnecting with backoff.
+import { codecsFromInit } from './init-codec.js';
+import { MsePlayer, type PlayerStats } from './mse-player.js';
+
+export interface CameraInfo {
+  id: string;
+  state: 'recording' | 'stalled' | 'stopped';
+  codec: string | null;
+  width: number | null;
+  height: number | null;
+  ptz: boolean;
+}
+
+export interface TileStats extends PlayerStats {
+  connections: number;
+  /** performance.now() when the current connection opened. */
+  openedAt: number | undefined;
+  /** Milliseconds from the socket opening to the first frame on screen, for the current connection. */
+  firstFrameMs: number | undefined;
+  lastClose: { code: number; reason: string } | undefined;
+  /** Why the player last gave up on a connection, if it did. */
+  lastError: string | undefined;
+}
+
+export interface TileDeps {
+  socketUrl(cameraId: string): string;
+  /** Called when a connection failed before opening (maybe a token problem: the upgrade answered 401). */
+  onConnectFailed(): void;
+}
+
+const BACKOFF_FIRST_MS = 500;
+const BACKOFF_MAX_MS = 10_000;
+
+const CLOSE_TEXT: Record<number, string> = {
+  1001: 'server restarting',
+  4404: 'camera unknown',
+  4408: 'no picture from the camera yet',
+  4410: 'stream ended',
+};
+
+export class LiveTile {
+  readonly element: HTMLElement;
+  readonly #video: HTMLVideoElement;
+  readonly #status: HTMLElement;
+  readonly #badge: HTMLElement;
+  readonly #deps: TileDeps;
+  #camera: CameraInfo;
+  #socket: WebSocket | undefined;
+  #player: MsePlayer | undefined;
+  #retry: number | undefined;
+  #failures = 0;
+  #stopped = false;
+  #connections = 0;
+  #openedAt: number | undefined;
+  #lastClose: { code: number; reason: string } | undefined;
+  #lastError: string | undefined;
+
+  constructor(camera: CameraInfo, deps: TileDeps) {
+    this.#camera = camera;
+    this.#deps = deps;
+    this.element = document.createElement('section');
+    this.element.className = 'tile';
+    this.element.dataset['camera'] = camera.id;
+    const title = document.createElement('header');
+    const name = document.createElement('span');
+    name.textContent = camera.id;
+    this.#badge = document.createElement('span');
+    this.#badge.className = 'badge';
+    title.append(name, this.#badge);
+    this.#video = document.createElement('video');
+    this.#video.muted = true;
+    this.#video.autoplay = true;
+    this.#video.playsInline = true;
+    this.#video.dataset['camera'] = camera.id;
+    this.#status = document.createElement('div');
+    this.#status.className = 'status';
+    this.element.append(title, this.#video, this.#status);
+    this.update(camera);
+  }
+
+  get id(): string {
+    return this.#camera.id;
+  }
+
+  update(camera: CameraInfo): void {
+    this.#camera = camera;
+    this.#badge.textContent = camera.state;
+    this.#badge.dataset['state'] = camera.state;
+  }
+
+  stats(): TileStats {
+    const p = this.#player?.stats ?? { appended: 0, bytes: 0, firstFrameAt: undefined, liveEdgeJumps: 0, stalls: 0, trims: 0 };
+    const firstFrameMs = p.firstFrameAt !== undefined && this.#openedAt !== undefined ? p.firstFrameAt - this.#openedAt : undefined;
+    return { ...p, connections: this.#connections, openedAt: this.#openedAt, firstFrameMs, lastClose: this.#lastClose, lastError: this.#lastError };
+  }
+
+  start(): void {
+    this.#stopped = false;
+    if (this.#socket === undefined && this.#retry === undefined) this.#connect();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    window.clearTimeout(this.#retry);
+    this.#retry = undefined;
+    this.#socket?.close(1000, 'viewer left');
+    this.#teardown();
+  }
+
+  #connect(): void {
+    this.#retry = undefined;
+    this.#setStatus('connecting…');
+    const socket = new WebSocket(this.#deps.socketUrl(this.#camera.id));
+    socket.binaryType = 'arraybuffer';
+    const player = new MsePlayer(this.#video, (why) => {
+      this.#lastError = why;
+      this.#setStatus(why);
+      socket.close(1000, 'player failed');
+    });
+    this.#socket = socket;
+    this.#player = player;
+    this.#connections++;
+    let opened = false;
+    let gotInit = false;
+    socket.onopen = () => {
+      opened = true;
+      this.#openedAt = performance.now();
+      this.#setStatus('waiting for the picture…');
+    };
+    socket.onmessage = (ev: MessageEvent<ArrayBuffer>) => {
+      if (gotInit) {
+        player.append(ev.data);
+        return;
+      }
+      gotInit = true;
+      this.#failures = 0;
+      const codecs = codecsFromInit(ev.data) ?? this.#camera.codec;
+      if (codecs === null) {
+        player.detach();
+        this.#setStatus('the stream codec is not known');
+        socket.close(1000, 'unknown codec');
+        return;
+      }
+      player.start(ev.data, codecs).then(
+        () => this.#setStatus(''),
+        (err: unknown) => {
+          this.#lastError = err instanceof Error ? err.message : String(err);
+          this.#setStatus(this.#lastError);
+          socket.close(1000, 'cannot play');
+        },
+      );
+    };
+    socket.onclose = (ev) => {
+      if (this.#socket !== socket) return;
+      this.#lastClose = { code: ev.code, reason: ev.reason };
+      this.#teardown();
+      if (this.#stopped) return;
+      if (!opened) this.#deps.onConnectFailed();
+      this.#failures++;
+      const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (this.#failures - 1)) * (0.75 + Math.random() * 0.5);
+      this.#setStatus(`${CLOSE_TEXT[ev.code] ?? 'disconnected'}; retrying in ${Math.round(delay / 100) / 10} s`);
+      this.#retry = window.setTimeout(() => this.#connect(), delay);
+    };
+  }
+
+  #teardown(): void {
+    this.#player?.detach();
+    this.#player = undefined;
+    this.#socket = undefined;
+  }
+
+  #setStatus(text: string): void {
+    this.#status.textContent = text;
+    this.#status.hidden = text === '';
+  }
+}

@@ -1,0 +1,136 @@
+// Plays one live fMP4 stream in a <video> through Media Source Extensions: queued appends, trimming, live-edge chasing.
+
+/** How far behind the newest buffered frame playback aims to run (fragments arrive every ~200 ms). */
+const TARGET_BEHIND_S = 0.3;
+/** Further behind than this, playback jumps to the live edge. */
+const JUMP_BEHIND_S = 1.0;
+/** Between TARGET and JUMP, playback runs slightly fast to catch up without a jump. */
+const CATCH_UP_BEHIND_S = 0.6;
+const CATCH_UP_RATE = 1.1;
+/** Media kept behind the playhead; older data is removed from the SourceBuffer. */
+const KEEP_BEHIND_S = 10;
+const TRIM_EVERY_S = 5;
+const EDGE_CHECK_MS = 250;
+
+type Op = { kind: 'append'; data: ArrayBuffer } | { kind: 'remove'; end: number };
+
+export interface PlayerStats {
+  appended: number;
+  bytes: number;
+  /** performance.now() when the first frame was presented. */
+  firstFrameAt: number | undefined;
+  liveEdgeJumps: number;
+  /** 'waiting' events after the first frame: playback ran out of data. */
+  stalls: number;
+  trims: number;
+}
+
+export class MsePlayer {
+  readonly stats: PlayerStats = { appended: 0, bytes: 0, firstFrameAt: undefined, liveEdgeJumps: 0, stalls: 0, trims: 0 };
+  readonly #video: HTMLVideoElement;
+  readonly #onFatal: (why: string) => void;
+  readonly #source = new MediaSource();
+  readonly #objectUrl: string;
+  readonly #opened: Promise<void>;
+  #buffer: SourceBuffer | undefined;
+  #ops: Op[] = [];
+  #timer: number | undefined;
+  #detached = false;
+  readonly #onWaiting = (): void => {
+    if (this.stats.firstFrameAt !== undefined) this.stats.stalls++;
+  };
+
+  constructor(video: HTMLVideoElement, onFatal: (why: string) => void) {
+    this.#video = video;
+    this.#onFatal = onFatal;
+    this.#opened = new Promise((resolve) => this.#source.addEventListener('sourceopen', () => resolve(), { once: true }));
+    this.#objectUrl = URL.createObjectURL(this.#source);
+    video.src = this.#objectUrl;
+    video.addEventListener('waiting', this.#onWaiting);
+    video.requestVideoFrameCallback(() => {
+      this.stats.firstFrameAt = performance.now();
+    });
+  }
+
+  /** The first message of a connection: creates the SourceBuffer for these codecs. */
+  async start(init: ArrayBuffer, codecs: string): Promise<void> {
+    const mime = `video/mp4; codecs="${codecs}"`;
+    if (!MediaSource.isTypeSupported(mime)) throw new Error(`this browser cannot play ${mime}`);
+    await this.#opened;
+    if (this.#detached) return;
+    this.#source.duration = Infinity;
+    const buffer = this.#source.addSourceBuffer(mime);
+    buffer.mode = 'segments';
+    buffer.addEventListener('updateend', () => this.#next());
+    buffer.addEventListener('error', () => this.#onFatal('the media buffer reported an error'));
+    this.#buffer = buffer;
+    this.#timer = window.setInterval(() => this.#chaseLiveEdge(), EDGE_CHECK_MS);
+    this.append(init);
+  }
+
+  append(data: ArrayBuffer): void {
+    if (this.#detached) return;
+    this.#ops.push({ kind: 'append', data });
+    this.#next();
+  }
+
+  detach(): void {
+    if (this.#detached) return;
+    this.#detached = true;
+    window.clearInterval(this.#timer);
+    this.#video.removeEventListener('waiting', this.#onWaiting);
+    this.#ops = [];
+    this.#video.removeAttribute('src');
+    this.#video.load();
+    URL.revokeObjectURL(this.#objectUrl);
+  }
+
+  #next(): void {
+    const buffer = this.#buffer;
+    if (buffer === undefined || buffer.updating || this.#detached) return;
+    this.#chaseLiveEdge();
+    this.#queueTrim(buffer);
+    const op = this.#ops.shift();
+    if (op === undefined) return;
+    try {
+      if (op.kind === 'remove') {
+        buffer.remove(0, op.end);
+        this.stats.trims++;
+        return;
+      }
+      buffer.appendBuffer(op.data);
+      this.stats.appended++;
+      this.stats.bytes += op.data.byteLength;
+    } catch (err) {
+      if (err instanceof DOMException && err.name === 'QuotaExceededError' && op.kind === 'append') {
+        // Full: drop what is behind the playhead first, then retry this append.
+        this.#ops.unshift({ kind: 'remove', end: Math.max(0, this.#video.currentTime - 1) }, op);
+        this.#next();
+        return;
+      }
+      this.#onFatal(`append failed: ${String(err)}`);
+    }
+  }
+
+  #queueTrim(buffer: SourceBuffer): void {
+    const ranges = buffer.buffered;
+    if (ranges.length === 0 || this.#ops.some((o) => o.kind === 'remove')) return;
+    const keepFrom = this.#video.currentTime - KEEP_BEHIND_S;
+    if (keepFrom - ranges.start(0) > TRIM_EVERY_S) this.#ops.unshift({ kind: 'remove', end: keepFrom });
+  }
+
+  #chaseLiveEdge(): void {
+    const video = this.#video;
+    const ranges = video.buffered;
+    if (ranges.length === 0) return;
+    const start = ranges.start(ranges.length - 1);
+    const end = ranges.end(ranges.length - 1);
+    const behind = end - video.currentTime;
+    if (behind > JUMP_BEHIND_S || video.currentTime < start) {
+      video.currentTime = Math.max(start, end - TARGET_BEHIND_S);
+      this.stats.liveEdgeJumps++;
+    }
+    video.playbackRate = behind > CATCH_UP_BEHIND_S ? CATCH_UP_RATE : 1;
+    if (video.paused) video.play().catch(() => undefined);
+  }
+}
