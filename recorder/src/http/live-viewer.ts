@@ -65,9 +65,17 @@ export function serveLiveViewer(opts: LiveViewerOptions): void {
   /** Resolves once the socket's unsent bytes are under the bound again (or the socket is gone). */
   const send = (data: Buffer): Promise<void> =>
     new Promise<void>((resolve) => {
-      ws.send(data, { binary: true }, () => resolve());
-      if (ws.bufferedAmount <= limits.maxBufferedBytes) resolve();
-      else void closed.then(resolve);
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        ws.off('close', finish);
+        resolve();
+      };
+      // The write callback fires once the bytes reached the kernel; a socket that is closed meanwhile also ends the wait.
+      ws.send(data, { binary: true }, finish);
+      if (ws.bufferedAmount <= limits.maxBufferedBytes) finish();
+      else if (!done) ws.once('close', finish);
     });
 
   const deliver = async (item: StreamItem): Promise<void> => {

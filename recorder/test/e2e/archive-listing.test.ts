@@ -1,6 +1,6 @@
 // The segment listing over HTTP, walk mode: a synthetic archive on disk plus a camera recording now.
 import assert from 'node:assert/strict';
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { segmentRelativePath } from '../../src/recording/segment-name.js';
@@ -100,6 +100,39 @@ test('listing rules in walk mode: windows, overlap, days on the viewer clock, or
   assert.equal(open[0]?.filename, current.filename);
   assert.ok((open[0]?.size ?? 0) > 0);
   assert.equal(today.body.days.length >= 1, true);
+});
+
+test('a rescan picks up files added and removed by hand; the API answers while the start-up walk runs', { timeout: 90_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const recordPath = join(dir, 'recordings');
+  // 20 cameras × 1,000 files: enough for the walk to take a moment.
+  const base = S('2026-01-05T00:00:00Z') * 1000;
+  await Promise.all(
+    Array.from({ length: 20 }, async (_, c) => {
+      for (let i = 0; i < 1000; i++) await plant(recordPath, `walk${c}`, new Date(base + i * 60_000).toISOString(), 60, i + 1);
+    }),
+  );
+  const rec = await startRecorderProcess({ dir, config: { auth: { disabled: true }, archive: { rescan_minutes: 0.03 }, cameras: [] } });
+  t.after(() => rec.stop());
+  // The listing of the last camera is complete even if the walk has not reached it yet.
+  const last = await getJson(`${rec.url}/api/archive/walk19/segments?from=${S('2026-01-05T00:00:00Z')}`);
+  assert.equal(last.status, 200);
+  assert.equal((last.body as Listing).archive.length, 1000);
+  assert.equal((await getJson(`${rec.url}/api/health/live`)).status, 200);
+  const walked = await rec.waitForLog((l) => l.msg === 'archive walk finished');
+  assert.equal(walked['segments'], 20_000);
+  const listening = rec.logs().findIndex((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on'));
+  assert.ok(listening >= 0 && listening < rec.logs().indexOf(walked), 'the API listened before the walk finished');
+
+  // A file copied in by hand appears after a rescan; one deleted by hand disappears.
+  const added = await plant(recordPath, 'walk0', '2026-01-06T08:00:00Z', 60, 5000);
+  await rm(join(recordPath, segmentRelativePath('walk1', new Date(base), 1)));
+  await waitUntil(async () => {
+    const a = (await getJson(`${rec.url}/api/archive/walk0/segments?from=${S('2026-01-06T00:00:00Z')}`)).body as Listing;
+    const b = (await getJson(`${rec.url}/api/archive/walk1/segments?from=${S('2026-01-05T00:00:00Z')}`)).body as Listing;
+    return a.archive.some((s) => s.filename === added) && b.archive.length === 999;
+  }, 20_000, 'the rescan reconciles the index with the disk');
+  assert.deepEqual(((await getJson(`${rec.url}/api/archive/walk0/segments`)).body as Listing).days, ['2026-01-05', '2026-01-06']);
 });
 
 test('a camera folder that cannot be read answers 500, never an empty archive', { timeout: 30_000 }, async (t) => {
