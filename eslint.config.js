@@ -12,6 +12,7 @@ export default tseslint.config(
         process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly',
         clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly',
         AbortController: 'readonly', AbortSignal: 'readonly', setImmediate: 'readonly',
+        performance: 'readonly', fetch: 'readonly', URLSearchParams: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly',
       },
     },
     rules: {

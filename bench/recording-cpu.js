@@ -27,6 +27,7 @@ export const defaults = {
   repeats: 2, // vigil/baseline pairs per camera count; medians are reported
   perServer: 25, // mount points per GStreamer server process
   cpuProf: undefined, // directory: run the recorder under `node --cpu-prof` (its numbers are then not comparable)
+  recorderNodeArgs: undefined, // string: also measure a third subject, "vigil-flags", the recorder under `node ARGS`
   keep: false, // keep the temp dir (recordings, logs)
 };
 
@@ -56,6 +57,11 @@ function bytesByCamera(dir, keyOf) {
     out.set(key, (out.get(key) ?? 0) + st.size);
   }
   return out;
+}
+
+/** Node flags split on whitespace (no quoting: V8/Node flags need none). */
+export function splitArgs(text) {
+  return text === undefined ? [] : text.split(/\s+/).filter((s) => s !== '');
 }
 
 const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
@@ -96,7 +102,7 @@ async function measure({ count, dir, keyOf, list, warmup, seconds }) {
   return { ...result, writtenKbpsPerCamera: (written * 8) / 1000 / result.seconds / count, lowCameras };
 }
 
-async function runVigil({ count, urls, dir, opts, freePort }) {
+async function runVigil({ count, urls, dir, opts, freePort, nodeFlags = [] }) {
   const recDir = join(dir, 'rec');
   const confDir = join(dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
@@ -113,7 +119,7 @@ async function runVigil({ count, urls, dir, opts, freePort }) {
   writeFileSync(configFile, JSON.stringify(config, null, 2)); // JSON is YAML
   const logFile = join(dir, 'recorder.log');
   const logFd = openSync(logFile, 'w');
-  const nodeArgs = [];
+  const nodeArgs = [...nodeFlags];
   if (opts.cpuProf !== undefined) {
     await mkdir(opts.cpuProf, { recursive: true });
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', opts.cpuProf, '--cpu-prof-name', `recorder-${count}cams-${Date.now()}.cpuprofile`);
@@ -217,9 +223,9 @@ function summarize(count, subject, runs) {
     window_seconds: r1(pick('seconds')),
     cpu_percent_of_one_core: r2(pick('cpu')),
     cpu_percent_runs: runs.map((r) => r2(r.cpu)),
-    node_cpu_percent: subject === 'vigil' ? r2(pick('nodeCpu')) : 0,
+    node_cpu_percent: subject === 'baseline' ? 0 : r2(pick('nodeCpu')),
     ffmpeg_cpu_percent: r2(pick('ffmpegCpu')),
-    node_rss_mib: subject === 'vigil' ? r1(pick('nodeRss')) : 0,
+    node_rss_mib: subject === 'baseline' ? 0 : r1(pick('nodeRss')),
     ffmpeg_rss_mib_total: r1(pick('ffmpegRss')),
     ffmpeg_pss_mib_total: r1(pick('ffmpegPss')),
     ffmpeg_processes: Math.round(pick('ffmpegProcs')),
@@ -227,6 +233,7 @@ function summarize(count, subject, runs) {
     cameras_below_half_rate: Math.max(...runs.map((r) => r.lowCameras)),
     restarts: Math.max(...runs.map((r) => r.restarts)),
   };
+  if (subject === 'vigil-flags') line.node_args = runs[0]?.nodeArgs;
   return line;
 }
 
@@ -236,9 +243,9 @@ function printTable(rows) {
     String(r.cameras),
     r.subject,
     r.cpu_percent_of_one_core.toFixed(1) + ` [${r.cpu_percent_runs.map((x) => x.toFixed(1)).join(', ')}]`,
-    r.subject === 'vigil' ? r.node_cpu_percent.toFixed(1) : '-',
+    r.subject === 'baseline' ? '-' : r.node_cpu_percent.toFixed(1),
     r.ffmpeg_cpu_percent.toFixed(1),
-    r.subject === 'vigil' ? r.node_rss_mib.toFixed(0) : '-',
+    r.subject === 'baseline' ? '-' : r.node_rss_mib.toFixed(0),
     `${r.ffmpeg_rss_mib_total.toFixed(0)} (${r.ffmpeg_pss_mib_total.toFixed(0)})`,
     String(r.written_kbps_per_camera),
     r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`,
@@ -263,19 +270,21 @@ export async function run(opts, emit) {
     for (const count of opts.cameras) {
       log(`${count} camera(s): starting GStreamer (${Math.ceil(count / opts.perServer)} server process(es))`);
       const cams = await startCameras({ count, file: loop, fps: STREAM.fps, perServer: opts.perServer });
-      const runs = { vigil: [], baseline: [] };
+      const flags = splitArgs(opts.recorderNodeArgs);
+      const subjects = flags.length > 0 ? ['vigil', 'baseline', 'vigil-flags'] : ['vigil', 'baseline'];
+      const runs = Object.fromEntries(subjects.map((s) => [s, []]));
       try {
         for (let rep = 0; rep < opts.repeats; rep++) {
           // Alternate the order (V B, B V, ...) so a drift in machine load does not favour one subject.
-          const order = rep % 2 === 0 ? ['vigil', 'baseline'] : ['baseline', 'vigil'];
+          const order = rep % 2 === 0 ? subjects : [...subjects].reverse();
           for (const subject of order) {
             const dir = join(tmp, `${subject}-${count}-${rep}`);
             await mkdir(dir, { recursive: true });
             log(`${count} camera(s): ${subject} run ${rep + 1}/${opts.repeats} (warm-up ${opts.warmup} s, window ${opts.seconds} s)`);
-            const res = subject === 'vigil'
-              ? await runVigil({ count, urls: cams.urls, dir, opts, freePort })
-              : await runBaseline({ count, urls: cams.urls, dir, opts });
-            const f = figures(subject, res);
+            const res = subject === 'baseline'
+              ? await runBaseline({ count, urls: cams.urls, dir, opts })
+              : await runVigil({ count, urls: cams.urls, dir, opts, freePort, nodeFlags: subject === 'vigil-flags' ? flags : [] });
+            const f = { ...figures(subject, res), nodeArgs: subject === 'vigil-flags' ? flags.join(' ') : undefined };
             runs[subject].push(f);
             log(
               `  ${subject}: CPU ${f.cpu.toFixed(1)} % (node ${f.nodeCpu.toFixed(1)}, ffmpeg ${f.ffmpegCpu.toFixed(1)}), ` +
@@ -301,6 +310,13 @@ export async function run(opts, emit) {
         emit({ bench: 'recording', cameras: count, figure: 'vigil_cpu_percent_of_one_core', value: vigil.cpu_percent_of_one_core, target_below: 60, pass: vigil.cpu_percent_of_one_core < 60 });
       }
       rows.push({ ...vigil, ratio }, baseline);
+      if (runs['vigil-flags'] !== undefined) {
+        const tuned = summarize(count, 'vigil-flags', runs['vigil-flags']);
+        const tunedRatio = tuned.cpu_percent_of_one_core / baseline.cpu_percent_of_one_core;
+        emit(tuned);
+        emit({ bench: 'recording', cameras: count, figure: 'cpu_ratio_vigil_flags_to_baseline', node_args: tuned.node_args, ratio: r2(tunedRatio), pair_ratios: runs['vigil-flags'].map((v, i) => r2(v.cpu / runs.baseline[i].cpu)), target: 1.3, pass: tunedRatio <= 1.3 });
+        rows.push({ ...tuned, ratio: tunedRatio });
+      }
     }
   } finally {
     if (opts.keep) log(`kept ${tmp}`);

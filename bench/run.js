@@ -11,6 +11,7 @@
 //   --repeats N         subject pairs per count (median)        [VIGIL_BENCH_REPEATS]   default 2
 //   --per-server N      camera mounts per GStreamer process     [VIGIL_BENCH_PER_SERVER] default 25
 //   --cpu-prof DIR      run the recorder under node --cpu-prof, profiles into DIR
+//   --recorder-node-args "ARGS"  also measure the recorder started as `node ARGS` (subject "vigil-flags")
 //   --keep              keep the temp dir (recordings and logs)
 //
 // stdout: one JSON line per figure; stderr: progress and a summary table. Exit code 1 on error (not on a missed target).
@@ -20,11 +21,12 @@ import { cpus } from 'node:os';
 const BENCHMARKS = {
   recording: () => import('./recording-cpu.js'),
   live: () => import('./live-latency.js'),
+  archive: () => import('./archive-listing.js'),
 };
 
 function usage(message) {
   if (message !== undefined) process.stderr.write(`bench: ${message}\n`);
-  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--keep]\n`);
+  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--recorder-node-args "ARGS"] [--keep]\n`);
   process.exit(2);
 }
 
@@ -66,6 +68,7 @@ function parseArgs(argv, env) {
       case '--repeats': raw.repeats = value(); break;
       case '--per-server': raw.perServer = value(); break;
       case '--cpu-prof': opts.cpuProf = value(); break;
+      case '--recorder-node-args': opts.recorderNodeArgs = value(); break;
       case '--keep': opts.keep = true; break;
       case '--help': case '-h': usage(); break;
       default:

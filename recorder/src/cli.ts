@@ -2,17 +2,23 @@
 import { DEFAULT_CONF_DIR, DEFAULT_CONFIG_FILE } from './config/load.js';
 
 export interface CliOptions {
-  command: 'run' | 'help' | 'version';
+  command: 'run' | 'help' | 'version' | 'license-verify';
   configFile: string;
   confDir: string | undefined;
+  /** `license verify FILE`: the file, and the key given with --public-key (else the configuration's). */
+  licenseFile?: string;
+  publicKey?: string;
 }
 
 export const USAGE = `usage: vigil-recorder [--config FILE] [--conf-dir DIR]
+       vigil-recorder license verify FILE [--public-key KEY] [--config FILE]
        vigil-recorder --version | --help
 
   --config FILE    configuration file (default ${DEFAULT_CONFIG_FILE}, or $VIGIL_CONFIG)
   --conf-dir DIR   folder of *.yaml files merged over it in lexical order
-                   (default ${DEFAULT_CONF_DIR} with the default config, or $VIGIL_CONF_DIR)`;
+                   (default ${DEFAULT_CONF_DIR} with the default config, or $VIGIL_CONF_DIR)
+  --public-key KEY license verify: the Ed25519 public key (base64 of the raw 32 bytes, or PEM);
+                   default license.public_key of the configuration`;
 
 export class UsageError extends Error {}
 
@@ -20,7 +26,17 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
   let configFile = env['VIGIL_CONFIG'];
   let confDir = env['VIGIL_CONF_DIR'];
   let command: CliOptions['command'] = 'run';
-  for (let i = 0; i < argv.length; i++) {
+  let licenseFile: string | undefined;
+  let publicKey: string | undefined;
+  let first = 0;
+  if (argv[0] === 'license') {
+    const file = argv[2];
+    if (argv[1] !== 'verify' || file === undefined || file.startsWith('--')) throw new UsageError('usage: vigil-recorder license verify FILE [--public-key KEY]');
+    command = 'license-verify';
+    licenseFile = file;
+    first = 3;
+  }
+  for (let i = first; i < argv.length; i++) {
     const arg = argv[i] as string;
     const value = (): string => {
       const v = argv[++i];
@@ -33,8 +49,15 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     else if (arg.startsWith('--conf-dir=')) confDir = arg.slice('--conf-dir='.length);
     else if (arg === '--help' || arg === '-h') command = 'help';
     else if (arg === '--version') command = 'version';
+    else if (arg === '--public-key' && command === 'license-verify') publicKey = value();
     else throw new UsageError(`unknown argument ${arg}`);
   }
   if (confDir === undefined && configFile === undefined) confDir = DEFAULT_CONF_DIR;
-  return { command, configFile: configFile ?? DEFAULT_CONFIG_FILE, confDir };
+  return {
+    command,
+    configFile: configFile ?? DEFAULT_CONFIG_FILE,
+    confDir,
+    ...(licenseFile === undefined ? {} : { licenseFile }),
+    ...(publicKey === undefined ? {} : { publicKey }),
+  };
 }

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config/load.js';
 import { resolveNodeName } from './config/node-name.js';
 import type { VigilConfig } from './config/schema.js';
 import { createLogger } from './log/logger.js';
+import { runLicenseVerify } from './license-command.js';
 import { startRecorder } from './recorder.js';
 import { readVersion } from './version.js';
 
@@ -38,6 +39,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stdout.write(`${version}\n`);
     return 0;
   }
+  if (cli.command === 'license-verify') return runLicenseVerify(cli);
   const paths = { file: cli.configFile, ...(cli.confDir === undefined ? {} : { confDir: cli.confDir }) };
   let config: VigilConfig;
   try {

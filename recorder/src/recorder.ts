@@ -22,6 +22,8 @@ import { remuxToProgressive } from './recording/remux.js';
 import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
 import { startDatabaseNode } from './database-node.js';
+import { createOperationsNode } from './operations-node.js';
+import { readClusterToken, startJobsNode } from './jobs-node.js';
 import type { ClosedSegment } from './recording/closed-segment.js';
 import { listen } from './server.js';
 
@@ -121,18 +123,29 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     list: () => registry.list().map((cam) => ({ id: cam.id, ptz: cam.ptz })),
     liveHub: (id) => fleet.runtime(id)?.hub,
   };
-  const auth = new TokenAuthenticator(config.auth.tokens, config.auth.disabled);
-  const snapshots = new SnapshotService({ cameras: registry, log, now: () => Date.now() });
+  const clusterToken = readClusterToken(config, log);
+  const auth = new TokenAuthenticator(config.auth.tokens, config.auth.disabled, clusterToken);
+  const jobs = await startJobsNode({ config, log, index, catalog, fleet }, clusterToken);
+  const operations = createOperationsNode({ config, nodeName: deps.nodeName, log, fleet, retention, db });
+  const snapshots = new SnapshotService({ cameras: registry, log, now: () => Date.now(), observer: operations.metrics.snapshots });
   const ptz = new PtzService({ cameras: registry, log });
   const archive = {
     archive: db?.archive ?? memoryArchiveSource(catalog, index),
     openSegment: (id: string) => fleet.runtime(id)?.currentSegment(),
+    finishingSegments: (id: string): ClosedSegment[] => {
+      const rt = fleet.runtime(id);
+      const open = rt?.currentSegment()?.filename;
+      return (rt?.unindexedSegments() ?? [])
+        .filter((s) => s.filename !== open)
+        .map((s) => ({ cameraId: id, filename: s.filename, start: s.start, end: new Date(), sequence: s.sequence, size: s.size, mtime: Math.floor(Date.now() / 1000) }));
+    },
     nodeClock: nodeClock(),
     now: () => Date.now(),
   };
-  const app = await buildApp({ log, version: deps.version, auth, cameras: cameraControl, archive, stallSeconds: config.stall_seconds, snapshots, ptz });
+  const app = await buildApp({ log, version: deps.version, auth, cameras: cameraControl, archive, stallSeconds: config.stall_seconds, snapshots, ptz, jobs: jobs.service, operations: operations.app });
   const server = await listen(app, resolveListen(config.listen, config.auth.disabled));
   log.info({ url: server.url, node: deps.nodeName, cameras: registry.list().length }, `listening on ${server.url}`);
+  await operations.listen();
 
   return {
     url: server.url,
@@ -147,11 +160,13 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
       clearInterval(retentionTimer);
       clearInterval(rescanTimer);
       const closingServer = server.close();
+      await jobs.close();
       await fleet.shutdown();
       await sequences.flush();
       await closingServer;
       await db?.close();
       await snapshots.close();
+      await operations.close();
     },
   };
 }

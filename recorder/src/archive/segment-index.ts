@@ -52,8 +52,10 @@ export class SegmentIndex {
 
   /** Adds a segment; one already indexed under the same sequence is replaced (walk and writer may both report it). */
   add(segment: ClosedSegment): void {
+    const existing = this.#byCamera.get(segment.cameraId);
+    // Removing the last record drops the camera's entry, so look it up again afterwards.
+    if (existing?.bySequence.has(segment.sequence) === true) this.#removeRecord(segment.cameraId, existing, segment.sequence);
     const cam = this.#camera(segment.cameraId);
-    if (cam.bySequence.has(segment.sequence)) this.#removeRecord(segment.cameraId, cam, segment.sequence);
     // The name carries whole seconds; keep the same start whoever reports the segment.
     const start = Math.floor(segment.start.getTime() / 1000) * 1000;
     const rec: SegmentRecord = { start, end: Math.max(start, segment.end.getTime()), sequence: segment.sequence, size: segment.size, mtime: segment.mtime };

@@ -30,9 +30,15 @@ export async function listSegments(
   window: ListingWindow,
   open: OpenSegmentInfo | undefined,
   nowMs: number,
+  /** Segments already closed on disk whose index entry is still being written (a few milliseconds). */
+  finishing: readonly ClosedSegment[] = [],
 ): Promise<SegmentListing> {
   const { clock, fromMs, toMs } = window;
-  const [closed, days] = await Promise.all([source.closedSegments(cameraId, fromMs, toMs), source.days(cameraId, clock, window.clockKey)]);
+  const [indexed, days] = await Promise.all([source.closedSegments(cameraId, fromMs, toMs), source.days(cameraId, clock, window.clockKey)]);
+  const names = new Set(indexed.map((s) => s.filename));
+  const closed = [...indexed, ...finishing.filter((s) => !names.has(s.filename) && s.start.getTime() < toMs && s.end.getTime() > fromMs)].sort(
+    (a, b) => a.start.getTime() - b.start.getTime() || a.sequence - b.sequence,
+  );
   const kept = closed.filter((s) => s.filename !== open?.filename);
   const archive: SegmentRecordOut[] = kept.map((s) => ({ timestamp: clock.format(s.start.getTime()), sequence: s.sequence, filename: s.filename, size: s.size, mtime: s.mtime, is_open: false }));
   let allDays = days;

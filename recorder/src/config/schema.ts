@@ -84,9 +84,24 @@ export const configSchema = z
       .object({
         tokens: z.array(tokenSchema).default([]),
         disabled: z.boolean().default(false),
+        cluster_token_file: z.string().min(1).optional(),
       })
       .strict()
       .default({ tokens: [], disabled: false }),
+    media_tool: z.string().min(1).default('ffmpeg'),
+    jobs: z
+      .object({
+        result_ttl_seconds: z.number().int().min(1).max(7 * 86400).default(3600),
+        min_free_bytes: z.number().int().min(0).default(1_073_741_824),
+      })
+      .strict()
+      .default({ result_ttl_seconds: 3600, min_free_bytes: 1_073_741_824 }),
+    cluster: z
+      .object({
+        peers: z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/, { message: 'must be "host:port"' })).default([]),
+      })
+      .strict()
+      .default({ peers: [] }),
     archive: z
       .object({
         rescan_minutes: z.number().positive().max(10_080).default(10),
@@ -101,6 +116,26 @@ export const configSchema = z
       })
       .strict()
       .optional(),
+    metrics: z
+      .object({
+        /** Prometheus scrape listener, path /metrics; ":port" follows the same loopback rule as `listen`. */
+        listen: z
+          .string()
+          .regex(LISTEN_PATTERN, { message: 'must be "host:port" or ":port"' })
+          .refine((s) => Number(s.slice(s.lastIndexOf(':') + 1)) <= 65535, { message: 'port must be 0 to 65535' })
+          .default(':9998'),
+      })
+      .strict()
+      .default({ listen: ':9998' }),
+    license_file: z.string().min(1).default('/etc/vigil/vigil.lic'),
+    license: z
+      .object({
+        /** Ed25519 public key that license signatures are checked against: PEM, or base64 of the raw 32 bytes. */
+        public_key: z.string().min(1).optional(),
+        required: z.boolean().default(false),
+      })
+      .strict()
+      .default({ required: false }),
     cameras: z.array(cameraSchema).default([]),
   })
   .strict()

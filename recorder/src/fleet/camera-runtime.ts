@@ -70,6 +70,11 @@ export class CameraRuntime {
     };
   }
 
+  /** Segment files not in the index yet (being closed, or open), oldest first. */
+  unindexedSegments(): ReturnType<SegmentWriter['unindexed']> {
+    return this.#writer.unindexed();
+  }
+
   currentSegment(): OpenSegmentInfo | undefined {
     return this.#writer.current();
   }

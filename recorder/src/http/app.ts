@@ -7,10 +7,17 @@ import { installErrorHandling } from './error-handler.js';
 import { installLiveSocket } from './live-socket.js';
 import type { LiveLimits } from './live-viewer.js';
 import { archiveCurrentRoutes } from './routes/archive-current.js';
+import { archiveJobRoutes, type JobsService } from './routes/archive-jobs.js';
+import { jobStatusRoutes } from './routes/job-status.js';
 import { archiveSegmentsRoutes, type SegmentsRouteOptions } from './routes/archive-segments.js';
 import { cameraControlRoutes } from './routes/cameras-control.js';
 import { cameraListRoutes } from './routes/cameras-list.js';
 import { healthRoutes } from './routes/health.js';
+import { readyRoutes, type ReadinessSource } from './routes/health-ready.js';
+import { nodeMetricsRoutes } from './routes/node-metrics.js';
+import { installOpenApi } from './openapi.js';
+import { installRequestMetrics, type RequestObserver } from './request-metrics.js';
+import type { NodeMetricsRecord } from '../metrics/node-metrics.js';
 import { ptzRoutes, type PtzControl } from './routes/ptz.js';
 import { snapshotRoutes, type SnapshotSource } from './routes/snapshot.js';
 import { webPageRoutes } from './routes/web-page.js';
@@ -23,6 +30,8 @@ export interface AppDeps {
   cameras: CameraControl;
   /** The segment listing's archive source, open segments and clocks. */
   archive: Omit<SegmentsRouteOptions, 'auth'>;
+  /** Export, time-lapse and assembly jobs (jobs/). */
+  jobs: JobsService;
   /** Camera stills, cached and single-flight (snapshot/). */
   snapshots: SnapshotSource;
   /** ONVIF PTZ commands (ptz/). */
@@ -31,6 +40,8 @@ export interface AppDeps {
   stallSeconds: number;
   /** Live viewer queue, socket buffer and ping bounds (defaults in live-viewer.ts). */
   liveLimits?: Partial<LiveLimits>;
+  /** Readiness checks, the node metrics record and request timing (Prometheus). */
+  operations: { readiness: ReadinessSource; nodeMetrics(): Promise<NodeMetricsRecord>; observeRequest?: RequestObserver };
   /** Where the bundled page lives (default dist/web). */
   webRoot?: string;
 }
@@ -47,9 +58,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  await installOpenApi(app, deps.version); // before every route: swagger collects routes as they are added
+  if (deps.operations.observeRequest !== undefined) installRequestMetrics(app, deps.operations.observeRequest);
   await app.register(healthRoutes, { version: deps.version });
+  await app.register(readyRoutes, { version: deps.version, auth: deps.auth, readiness: deps.operations.readiness });
+  await app.register(nodeMetricsRoutes, { auth: deps.auth, read: deps.operations.nodeMetrics });
   await app.register(archiveCurrentRoutes, { auth: deps.auth, cameras: deps.cameras });
   await app.register(archiveSegmentsRoutes, { auth: deps.auth, ...deps.archive });
+  await app.register(archiveJobRoutes, { auth: deps.auth, jobs: deps.jobs });
+  await app.register(jobStatusRoutes, { auth: deps.auth, jobs: deps.jobs });
   await app.register(cameraControlRoutes, { auth: deps.auth, cameras: deps.cameras });
   await app.register(cameraListRoutes, { auth: deps.auth, cameras: deps.cameras });
   await app.register(snapshotRoutes, { auth: deps.auth, snapshots: deps.snapshots });

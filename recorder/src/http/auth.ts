@@ -1,5 +1,5 @@
 // Bearer-token authentication with roles viewer < operator < admin; tokens are stored as SHA-256 hashes only.
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Role } from '../config/schema.js';
 import { ApiError } from './error-catalogue.js';
 
@@ -24,11 +24,27 @@ export interface TokenCarrier {
 
 export class TokenAuthenticator {
   readonly #byHash: Map<string, Caller>;
+  readonly #clusterHash: string | undefined;
   readonly disabled: boolean;
 
-  constructor(tokens: readonly TokenEntry[], disabled: boolean) {
+  /** `clusterToken`: the secret shared by the nodes, accepted only where a route allows it (assemble, downloads). */
+  constructor(tokens: readonly TokenEntry[], disabled: boolean, clusterToken?: string) {
     this.#byHash = new Map(tokens.map((t) => [t.sha256.toLowerCase(), { name: t.name, role: t.role }]));
+    this.#clusterHash = clusterToken === undefined || clusterToken === '' ? undefined : sha256Hex(clusterToken);
     this.disabled = disabled;
+  }
+
+  /** True when the request carries the cluster token. */
+  isCluster(req: TokenCarrier): boolean {
+    const token = bearerToken(req);
+    if (token === undefined || this.#clusterHash === undefined) return false;
+    return timingSafeEqual(Buffer.from(sha256Hex(token)), Buffer.from(this.#clusterHash));
+  }
+
+  /** Like require(), but a node presenting the cluster token is let through too. */
+  requireOrCluster(req: TokenCarrier, min: Role): Caller {
+    if (!this.disabled && this.isCluster(req)) return { name: 'cluster', role: 'viewer' };
+    return this.require(req, min);
   }
 
   /** The caller a request's token identifies, or undefined when it carries none that is valid. */
@@ -36,7 +52,7 @@ export class TokenAuthenticator {
     if (this.disabled) return { name: 'anonymous', role: 'admin' };
     const token = bearerToken(req);
     if (token === undefined) return undefined;
-    return this.#byHash.get(createHash('sha256').update(token).digest('hex'));
+    return this.#byHash.get(sha256Hex(token));
   }
 
   /** Throws 401 without a valid token, 403 for a role below `min`. */
@@ -46,6 +62,10 @@ export class TokenAuthenticator {
     if (RANK[caller.role] < RANK[min]) throw new ApiError('forbidden', `this needs the ${min} role; the token has ${caller.role}`);
     return caller;
   }
+}
+
+function sha256Hex(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
 
 function bearerToken(req: TokenCarrier): string | undefined {

@@ -43,6 +43,8 @@ export class SegmentWriter {
   #init: InitSegment | undefined;
   #open: OpenSegment | undefined;
   readonly #closing = new Set<Promise<void>>();
+  /** Segments being closed: no longer open, not yet reported (indexed). */
+  readonly #finishing = new Map<number, OpenSegment>();
   #closedCount = 0;
 
   constructor(opts: SegmentWriterOptions) {
@@ -55,6 +57,12 @@ export class SegmentWriter {
   }
 
   /** The file being written right now, if any. */
+  /** Files on disk that the index does not hold yet: those being closed, then the open one. */
+  unindexed(): Array<OpenSegmentInfo & { writtenPath: string }> {
+    const segs = [...this.#finishing.values(), ...(this.#open === undefined ? [] : [this.#open])];
+    return segs.map((seg) => ({ ...seg.info, writtenPath: seg.writtenPath }));
+  }
+
   current(): OpenSegmentInfo | undefined {
     return this.#open === undefined ? undefined : { ...this.#open.info };
   }
@@ -131,11 +139,15 @@ export class SegmentWriter {
     const seg = this.#open;
     if (seg === undefined) return;
     this.#open = undefined;
+    this.#finishing.set(seg.info.sequence, seg);
     const closing = this.#finish(seg).catch((err: unknown) => {
       this.#opts.log.error({ filename: seg.info.filename, err: String(err) }, 'segment close failed');
     });
     this.#closing.add(closing);
-    void closing.finally(() => this.#closing.delete(closing));
+    void closing.finally(() => {
+      this.#closing.delete(closing);
+      this.#finishing.delete(seg.info.sequence);
+    });
   }
 
   async #finish(seg: OpenSegment): Promise<void> {

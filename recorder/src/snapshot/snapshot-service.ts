@@ -19,6 +19,16 @@ export interface SnapshotServiceOptions extends StillFetcherOptions {
   /** Milliseconds since the epoch; the cache's clock. */
   now: () => number;
   cacheMs?: number;
+  /** Told about cache hits, misses and camera fetch times (metrics); optional. */
+  observer?: SnapshotObserver;
+}
+
+export interface SnapshotObserver {
+  /** Answered from the cache or by a fetch already running: no new camera request. */
+  hit(): void;
+  /** Started a camera fetch. */
+  miss(): void;
+  upstream(seconds: number, outcome: 'ok' | 'error'): void;
 }
 
 interface CameraLogin {
@@ -33,12 +43,14 @@ export class SnapshotService {
   readonly #fetcher: StillFetcher;
   readonly #cache: SingleFlightCache<Still>;
   readonly #logins = new Map<string, CameraLogin>();
+  readonly #observer: SnapshotObserver | undefined;
 
   constructor(opts: SnapshotServiceOptions) {
     this.#cameras = opts.cameras;
     this.#log = opts.log.child({ component: 'snapshot' });
     this.#fetcher = new StillFetcher(opts);
     this.#cache = new SingleFlightCache<Still>(opts.cacheMs ?? SNAPSHOT_CACHE_MS, opts.now);
+    this.#observer = opts.observer;
   }
 
   /** Throws SnapshotCameraNotFoundError, NoSnapshotUriError, CameraAnswerError or CameraTimeoutError. */
@@ -47,7 +59,15 @@ export class SnapshotService {
     if (camera === undefined) throw new SnapshotCameraNotFoundError(cameraId);
     if (camera.snapuri === undefined) throw new NoSnapshotUriError(cameraId);
     const snapuri = camera.snapuri;
-    return this.#cache.get(cameraId, snapuri, () => this.#fetch(camera, snapuri));
+    let fetched = false;
+    // The cache decides synchronously whether to call the loader, so hit or miss is known before awaiting.
+    const answer = this.#cache.get(cameraId, snapuri, () => {
+      fetched = true;
+      return this.#fetch(camera, snapuri);
+    });
+    if (fetched) this.#observer?.miss();
+    else this.#observer?.hit();
+    return answer;
   }
 
   async close(): Promise<void> {
@@ -68,9 +88,11 @@ export class SnapshotService {
     const started = Date.now();
     try {
       const still = await this.#fetcher.fetch({ url, credentials, auth: login.state });
+      this.#observer?.upstream((Date.now() - started) / 1000, 'ok');
       this.#log.debug({ camera: camera.id, bytes: still.bytes.length, format: still.format, ms: Date.now() - started }, 'snapshot fetched');
       return still;
     } catch (err) {
+      this.#observer?.upstream((Date.now() - started) / 1000, 'error');
       const message = redactText(err instanceof Error ? err.message : String(err), credentials === undefined ? [] : [credentials.password]);
       this.#log.warn({ camera: camera.id, ms: Date.now() - started, err: message }, 'snapshot fetch failed');
       throw err;

@@ -18,6 +18,7 @@ export class StreamHub {
   #gop: MediaFragment[] = [];
   #gopBytes = 0;
   #streaming = false;
+  #sawKeyframe = false;
   #lastFragmentAt: number | undefined;
   #fragments = 0;
   #bytes = 0;
@@ -74,6 +75,7 @@ export class StreamHub {
   publishInit(init: InitSegment): void {
     this.#init = init;
     this.#streaming = true;
+    this.#sawKeyframe = false;
     this.#gop = [];
     this.#gopBytes = 0;
     this.#broadcast({ type: 'init', init });
@@ -88,8 +90,10 @@ export class StreamHub {
     if (fragment.keyframe) {
       this.#gop = [];
       this.#gopBytes = 0;
+      this.#sawKeyframe = true;
     }
-    if (this.#gopBytes + fragment.data.length <= GOP_CACHE_MAX_BYTES) {
+    // The cache always starts on a keyframe: before the stream's first one there is nothing to replay.
+    if (this.#sawKeyframe && this.#gopBytes + fragment.data.length <= GOP_CACHE_MAX_BYTES) {
       this.#gop.push(fragment);
       this.#gopBytes += fragment.data.length;
     }

@@ -35,6 +35,15 @@ test('out-of-order adds are kept in start order, and a re-added sequence replace
   assert.deepEqual(idx.segments('c').map((s) => [s.sequence, s.size]), [[1, 10], [2, 99], [3, 10]]);
 });
 
+test('re-adding the only segment of a camera (walk after writer) keeps it', () => {
+  const idx = new SegmentIndex();
+  const s = seg('solo', Date.UTC(2026, 0, 1), 1, 1);
+  idx.add(s);
+  idx.add({ ...s, size: 20 });
+  assert.deepEqual(idx.segments('solo').map((x) => x.size), [20]);
+  assert.equal(idx.overlapping('solo', 0, Date.UTC(2027, 0, 1)).length, 1);
+});
+
 test('days follow the viewer offset: half-hour, 45-minute and extreme offsets, across local midnight', () => {
   const idx = new SegmentIndex();
   // Recordings 2026-03-10 18:00–19:00 UTC and 2026-03-12 23:50–2026-03-13 00:10 UTC.

@@ -57,7 +57,7 @@ export async function startRecorderProcess(opts: StartOptions): Promise<Recorder
   const confDir = join(opts.dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
   const writeConfig = async (config: Record<string, unknown>): Promise<void> => {
-    await writeFile(configFile, stringify({ listen: `127.0.0.1:${port}`, record_path: recordPath, work_dir: workDir, ...config }));
+    await writeFile(configFile, stringify({ listen: `127.0.0.1:${port}`, metrics: { listen: '127.0.0.1:0' }, record_path: recordPath, work_dir: workDir, ...config }));
   };
   await writeConfig(opts.config);
   for (const [name, doc] of Object.entries(opts.confD ?? {})) await writeFile(join(confDir, name), stringify(doc));

@@ -5,7 +5,7 @@ import { ArchiveDiskError, ArchiveIndexUnavailableError, ListingQueryError } fro
 import type { DayClock } from '../../archive/day-clock.js';
 import { resolveListingWindow } from '../../archive/listing-window.js';
 import { listSegments, type ArchiveSource } from '../../archive/segment-listing.js';
-import type { OpenSegmentInfo } from '../../recording/closed-segment.js';
+import type { ClosedSegment, OpenSegmentInfo } from '../../recording/closed-segment.js';
 import type { TokenAuthenticator } from '../auth.js';
 import { ApiError } from '../error-catalogue.js';
 import { cameraIdParam, errorResponse } from '../schemas.js';
@@ -15,6 +15,8 @@ export interface SegmentsRouteOptions {
   archive: ArchiveSource;
   /** The file the camera is writing now (any format), if it records. */
   openSegment(cameraId: string): OpenSegmentInfo | undefined;
+  /** Closed files not yet in the index (being synced and reported). */
+  finishingSegments(cameraId: string): ClosedSegment[];
   nodeClock: DayClock;
   now(): number;
 }
@@ -51,7 +53,7 @@ export const archiveSegmentsRoutes: FastifyPluginAsyncZod<SegmentsRouteOptions> 
       const now = opts.now();
       try {
         const window = resolveListingWindow(req.query, now, opts.nodeClock);
-        return await listSegments(opts.archive, req.params.camera_id, window, opts.openSegment(req.params.camera_id), now);
+        return await listSegments(opts.archive, req.params.camera_id, window, opts.openSegment(req.params.camera_id), now, opts.finishingSegments(req.params.camera_id));
       } catch (err) {
         if (err instanceof ListingQueryError) throw new ApiError(err.kind, err.message, { parameter: err.parameter });
         if (err instanceof ArchiveIndexUnavailableError) throw new ApiError('archive_index_unavailable', err.message);

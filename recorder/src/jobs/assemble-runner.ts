@@ -1,0 +1,70 @@
+// Delegated multi-node assembly: fetch finished parts from peers in parallel, join them by ordinal.
+import { createWriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { request } from 'undici';
+import { ensureSpace, timelapseOutputArgs } from './archive-job-runners.js';
+import { writePlainConcatList } from './export-plan.js';
+import type { JobRunContext, JobRunner } from './job-queue.js';
+import { JobFailure, type AssemblePart, type JobRecord } from './job-record.js';
+import { runMediaTool } from './media-tool.js';
+import { rename, rm } from 'node:fs/promises';
+
+export interface AssembleDeps {
+  mediaTool: string;
+  workDir: string;
+  minFreeBytes: number;
+  /** Bearer token peers accept for node-to-node downloads (undefined: none sent). */
+  clusterToken(): string | undefined;
+  /** Per-part download deadline. */
+  partTimeoutMs?: number;
+}
+
+async function fetchPart(part: AssemblePart, target: string, deps: AssembleDeps, signal: AbortSignal): Promise<void> {
+  const url = `http://${part.peer_addr}/api/archive/jobs/${encodeURIComponent(part.peer_job_id)}/download`;
+  const token = deps.clusterToken();
+  try {
+    const res = await request(url, {
+      method: 'GET',
+      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+      signal,
+      headersTimeout: deps.partTimeoutMs ?? 30_000,
+      bodyTimeout: deps.partTimeoutMs ?? 30_000,
+    });
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw new Error(`answered ${res.statusCode}${res.statusCode === 202 ? ' (part still processing)' : ''}`);
+    }
+    await pipeline(res.body, createWriteStream(target));
+  } catch (err) {
+    throw new JobFailure('peer_unreachable', `part ${part.ordinal} (job ${part.peer_job_id}) from peer ${part.peer_addr} cannot be fetched: ${(err as Error).message}`);
+  }
+}
+
+export function assembleRunner(deps: AssembleDeps): JobRunner {
+  return async (job: JobRecord, ctx: JobRunContext) => {
+    const parts = [...(job.parts ?? [])].sort((a, b) => a.ordinal - b.ordinal);
+    await mkdir(ctx.scratchDir, { recursive: true });
+    const files = parts.map((p) => join(ctx.scratchDir, `part-${p.ordinal}.mp4`));
+    const results = await Promise.allSettled(parts.map((p, i) => fetchPart(p, files[i] as string, deps, ctx.signal)));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+    ctx.progress(0.5);
+    await ensureSpace(deps.workDir, 0, deps.minFreeBytes);
+    const listPath = await writePlainConcatList(files, ctx.scratchDir);
+    const tmp = `${ctx.resultPath}.tmp`;
+    const output = job.kind === 'timelapse' ? timelapseOutputArgs(job.speed ?? 2) : ['-map', '0:v:0', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4'];
+    try {
+      await runMediaTool(deps.mediaTool, {
+        args: ['-f', 'concat', '-safe', '0', '-i', listPath, ...output, '-y', tmp],
+        expectedSeconds: 0,
+        onProgress: () => undefined,
+        signal: ctx.signal,
+      });
+      await rename(tmp, ctx.resultPath);
+    } finally {
+      await rm(tmp, { force: true });
+    }
+  };
+}

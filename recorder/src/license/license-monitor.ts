@@ -1,0 +1,29 @@
+// Re-judges the license file when asked (readiness) and logs each change of verdict once.
+import type { Logger } from 'pino';
+import { judgeLicense, type LicenseSettings, type LicenseVerdict } from './license-verdict.js';
+
+export class LicenseMonitor {
+  readonly #settings: LicenseSettings;
+  readonly #log: Logger;
+  readonly #now: () => Date;
+  #lastState: string | undefined;
+
+  constructor(settings: LicenseSettings, log: Logger, now: () => Date = () => new Date()) {
+    this.#settings = settings;
+    this.#log = log.child({ component: 'license' });
+    this.#now = now;
+  }
+
+  /** Reads the file again each time, so a renewed license counts without a restart. Recording never depends on it. */
+  async check(): Promise<LicenseVerdict> {
+    const verdict = await judgeLicense(this.#settings, this.#now());
+    const key = verdict.valid ? verdict.state : `${verdict.state}:${verdict.reason}`;
+    if (key !== this.#lastState) {
+      this.#lastState = key;
+      if (!verdict.valid) this.#log.error({ license_file: this.#settings.file, state: verdict.state }, `license invalid: ${verdict.reason}; readiness fails, recording goes on`);
+      else if (verdict.state === 'absent') this.#log.info({ license_file: this.#settings.file }, 'no license file; license.required is false, so none is needed');
+      else this.#log.info({ license_file: this.#settings.file, customer: verdict.customer, not_after: verdict.not_after, max_cameras: verdict.max_cameras }, 'license valid');
+    }
+    return verdict;
+  }
+}

@@ -1,0 +1,102 @@
+// Wires the operations surface into a recorder: license, readiness checks, node metrics, Prometheus registry and listener.
+import type { Logger } from 'pino';
+import { readDiskSpace } from './archive/disk-space.js';
+import type { RetentionCleaner } from './archive/retention.js';
+import { resolveListen } from './config/listen.js';
+import type { VigilConfig } from './config/schema.js';
+import type { DatabaseNode } from './database-node.js';
+import type { CameraFleet } from './fleet/camera-fleet.js';
+import { clusterStoreCheck } from './health/cluster-store-check.js';
+import { licenseCheck } from './health/license-check.js';
+import { ReadinessChecks } from './health/readiness.js';
+import { recordingsDirCheck } from './health/recordings-dir-check.js';
+import { storageCheck } from './health/storage-check.js';
+import type { AppDeps } from './http/app.js';
+import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
+import { LicenseMonitor } from './license/license-monitor.js';
+import type { CameraStats } from './metrics/camera-series.js';
+import { readNodeMetrics } from './metrics/node-metrics.js';
+import { createVigilMetrics, type VigilMetrics } from './metrics/vigil-metrics.js';
+
+export interface OperationsNodeOptions {
+  config: VigilConfig;
+  nodeName: string;
+  log: Logger;
+  fleet: CameraFleet;
+  retention: RetentionCleaner;
+  db: DatabaseNode | undefined;
+}
+
+export interface OperationsNode {
+  metrics: VigilMetrics;
+  /** What buildApp needs for /api/health/ready, /api/metrics and request timing. */
+  app: AppDeps['operations'];
+  /** Starts the Prometheus listener; a port that cannot be bound is logged, never fatal (recording matters more). */
+  listen(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function cameraStats(fleet: CameraFleet): CameraStats[] {
+  return fleet.runtimes().map((rt) => {
+    const hub = rt.hub.counters;
+    const own = rt.counters;
+    return {
+      id: rt.camera.id,
+      bytes: hub.bytes,
+      fragments: hub.fragments,
+      restarts: own.restarts,
+      stalls: own.stalls,
+      segmentsClosed: own.segmentsClosed,
+      dropped: hub.dropped,
+      viewers: hub.viewers,
+      lastFragmentAt: rt.hub.lastFragmentAt,
+    };
+  });
+}
+
+export function createOperationsNode(opts: OperationsNodeOptions): OperationsNode {
+  const { config, log, fleet, retention, db } = opts;
+  const license = new LicenseMonitor({ file: config.license_file, publicKey: config.license.public_key, required: config.license.required }, log);
+  void license.check(); // logs the verdict at start
+  const healthLog = log.child({ component: 'readiness' });
+  let lastDirFailure: string | undefined;
+  const readiness = new ReadinessChecks([
+    storageCheck(db === undefined ? undefined : () => db.pool.query('SELECT 1')),
+    clusterStoreCheck(undefined), // cluster mode plugs its store in here
+    recordingsDirCheck({
+      recordPath: config.record_path,
+      onFailure: (reason) => {
+        if (reason !== lastDirFailure) healthLog.error({ reason }, 'the recordings directory is not writable; readiness fails');
+        lastDirFailure = reason;
+      },
+    }),
+    licenseCheck(license),
+  ]);
+  const metrics = createVigilMetrics({
+    cameras: () => cameraStats(fleet),
+    ...(db === undefined ? {} : { outboxDepth: () => db.outbox.depth }),
+    retentionDeletions: () => retention.deletions,
+    recordPathFreeBytes: async () => (await readDiskSpace(config.record_path)).freeBytes,
+  });
+  let listener: MetricsListener | undefined;
+  return {
+    metrics,
+    app: {
+      readiness,
+      nodeMetrics: () => readNodeMetrics(opts.nodeName, config.record_path),
+      observeRequest: metrics.observeRequest,
+    },
+    listen: async () => {
+      const addr = resolveListen(config.metrics.listen, config.auth.disabled);
+      try {
+        listener = await startMetricsListener(metrics.registry, addr);
+        log.info({ metrics_url: listener.url }, `Prometheus metrics on ${listener.url}`);
+      } catch (err) {
+        log.error({ key: 'metrics.listen', err: (err as Error).message }, `metrics.listen: cannot listen on ${addr.host}:${addr.port}; Prometheus metrics are off, recording goes on`);
+      }
+    },
+    close: async () => {
+      await listener?.close();
+    },
+  };
+}

@@ -1,0 +1,63 @@
+// Readiness with PostgreSQL stopped or hung: the answer still comes within ~100 ms, with storage unreachable.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { waitUntil } from '../support/processes.js';
+import { startTestPostgres } from '../support/postgres.js';
+import { sha256, startRecorderProcess } from '../support/recorder-process.js';
+import { tempDir } from '../support/temp-dir.js';
+import { getJson } from './helpers.js';
+
+const TOKEN = 'db-ready-token';
+
+test('the storage check: database stopped, then hung (SIGSTOP), then back', { timeout: 60_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const pgServer = await startTestPostgres();
+  t.after(() => pgServer.destroy());
+  t.after(() => pgServer.thaw());
+  const url = await pgServer.createDatabase('vigil_ready');
+  const rec = await startRecorderProcess({
+    dir,
+    config: { nodeName: 'node-ready', auth: { tokens: [{ name: 'lb', role: 'viewer', sha256: sha256(TOKEN) }] }, database: { url, statement_timeout_ms: 1000 }, cameras: [] },
+  });
+  t.after(() => rec.stop());
+  const ready = async (token?: string) => {
+    const started = performance.now();
+    const res = await getJson(`${rec.url}/api/health/ready`, token);
+    return { ...res, ms: performance.now() - started };
+  };
+  const storage = (body: unknown): unknown => (body as { checks: Record<string, unknown> }).checks['storage'];
+
+  const up = await ready(TOKEN);
+  assert.equal(up.status, 200);
+  assert.deepEqual(storage(up.body), { configured: true, reachable: true });
+
+  await pgServer.stop();
+  const down = await ready(TOKEN);
+  assert.equal(down.status, 503);
+  assert.deepEqual(storage(down.body), { configured: true, reachable: false });
+  assert.deepEqual((down.body as { failed: string[] }).failed, ['storage']);
+  const anonDown = await ready();
+  assert.equal(anonDown.status, 503);
+  assert.deepEqual(Object.keys(anonDown.body as object).sort(), ['status', 'timestamp', 'version']);
+
+  await pgServer.start();
+  await waitUntil(async () => (await ready()).status === 200, 10_000, 'ready again once the database is back');
+
+  // Hung: connections and queries get no answer at all. The probe stays in flight; every answer comes at the deadline.
+  pgServer.freeze();
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const hung = await ready(i % 2 === 0 ? TOKEN : undefined);
+    times.push(hung.ms);
+    assert.equal(hung.status, 503);
+    if (i % 2 === 0) {
+      assert.deepEqual(storage(hung.body), { configured: true, reachable: false });
+      assert.deepEqual((hung.body as { failed: string[] }).failed, ['storage']);
+    }
+  }
+  // The checks' deadline is 75 ms; the rest is loopback HTTP on a busy test machine.
+  assert.ok(Math.max(...times) < 150, `answers within ~100 ms while the database hangs: ${times.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+  assert.ok(times.filter((ms) => ms < 100).length >= 3, `most answers within 100 ms: ${times.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+  pgServer.thaw();
+  await waitUntil(async () => (await ready()).status === 200, 10_000, 'ready again after the thaw');
+});
