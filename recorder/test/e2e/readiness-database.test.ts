@@ -55,9 +55,13 @@ test('the storage check: database stopped, then hung (SIGSTOP), then back', { ti
       assert.deepEqual((hung.body as { failed: string[] }).failed, ['storage']);
     }
   }
-  // The checks' deadline is 75 ms; the rest is loopback HTTP on a busy test machine.
-  assert.ok(Math.max(...times) < 150, `answers within ~100 ms while the database hangs: ${times.map((ms) => ms.toFixed(0)).join(', ')} ms`);
-  assert.ok(times.filter((ms) => ms < 100).length >= 3, `most answers within 100 ms: ${times.map((ms) => ms.toFixed(0)).join(', ')} ms`);
+  // The checks' deadline is 75 ms; the rest is loopback HTTP. A probe that waited for the hung database would take
+  // the pool's 3 s connect timeout or the 2 s query timeout, so the bound below separates the two with room for a
+  // test machine that is busy running other suites (single answers then take up to ~200 ms).
+  const shown = times.map((ms) => ms.toFixed(0)).join(', ');
+  const median = [...times].sort((x, y) => x - y)[2] ?? Infinity;
+  assert.ok(median < 100, `answers within ~100 ms while the database hangs (median): ${shown} ms`);
+  assert.ok(Math.max(...times) < 400, `no answer waits for the database: ${shown} ms`);
   pgServer.thaw();
   await waitUntil(async () => (await ready()).status === 200, 10_000, 'ready again after the thaw');
 });
