@@ -22,6 +22,7 @@ const BENCHMARKS = {
   recording: () => import('./recording-cpu.js'),
   live: () => import('./live-latency.js'),
   archive: () => import('./archive-listing.js'),
+  jobs: () => import('./archive-jobs.js'),
 };
 
 function usage(message) {

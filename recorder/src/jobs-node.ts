@@ -13,6 +13,7 @@ import { JobQueue } from './jobs/job-queue.js';
 import type { JobRecord } from './jobs/job-record.js';
 import { JobStore } from './jobs/job-store.js';
 import { findExecutable } from './jobs/media-tool.js';
+import { JOB_KINDS, JOB_STATES, type JobKind as JobMetricKind, type JobMetrics } from './metrics/job-metrics.js';
 
 export interface JobsNode {
   service: JobsService;
@@ -26,7 +27,11 @@ export interface JobsNodeOptions {
   index: SegmentIndex;
   catalog: ArchiveCatalog;
   fleet: CameraFleet;
-  onChange?(job: JobRecord, previous: JobRecord['state'] | undefined): void;
+  metrics?: JobMetrics;
+}
+
+function metricKind(job: JobRecord): JobMetricKind {
+  return job.parts !== undefined ? 'assemble' : job.kind;
 }
 
 /** The cluster token shared by the nodes, read once; its absence just means none is sent or accepted. */
@@ -63,7 +68,14 @@ export async function startJobsNode(opts: JobsNodeOptions, clusterToken: string 
       assemble: assembleRunner({ ...deps, clusterToken: () => clusterToken }),
     },
     resultTtlMs: config.jobs.result_ttl_seconds * 1000,
-    ...(opts.onChange === undefined ? {} : { onChange: opts.onChange }),
+    onChange: (job) => {
+      const metrics = opts.metrics;
+      if (metrics === undefined) return;
+      const counts = new Map<string, number>();
+      for (const j of queue.list()) counts.set(`${metricKind(j)}/${j.state}`, (counts.get(`${metricKind(j)}/${j.state}`) ?? 0) + 1);
+      for (const kind of JOB_KINDS) for (const state of JOB_STATES) metrics.setCount(kind, state, counts.get(`${kind}/${state}`) ?? 0);
+      if ((job.state === 'done' || job.state === 'failed') && job.completed_at !== undefined) metrics.observeDuration(metricKind(job), job.state, job.completed_at - job.created_at);
+    },
   });
   await queue.open();
   const peers = new Set(config.cluster.peers);

@@ -57,7 +57,6 @@ export function cameraStats(fleet: CameraFleet): CameraStats[] {
 export function createOperationsNode(opts: OperationsNodeOptions): OperationsNode {
   const { config, log, fleet, retention, db } = opts;
   const license = new LicenseMonitor({ file: config.license_file, publicKey: config.license.public_key, required: config.license.required }, log);
-  void license.check(); // logs the verdict at start
   const healthLog = log.child({ component: 'readiness' });
   let lastDirFailure: string | undefined;
   const readiness = new ReadinessChecks([
@@ -72,6 +71,8 @@ export function createOperationsNode(opts: OperationsNodeOptions): OperationsNod
     }),
     licenseCheck(license),
   ]);
+  // Warm the probes (the first write under record_path, the first database connection) before the first caller.
+  void readiness.evaluate();
   const metrics = createVigilMetrics({
     cameras: () => cameraStats(fleet),
     ...(db === undefined ? {} : { outboxDepth: () => db.outbox.depth }),

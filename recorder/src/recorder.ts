@@ -125,8 +125,8 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   };
   const clusterToken = readClusterToken(config, log);
   const auth = new TokenAuthenticator(config.auth.tokens, config.auth.disabled, clusterToken);
-  const jobs = await startJobsNode({ config, log, index, catalog, fleet }, clusterToken);
   const operations = createOperationsNode({ config, nodeName: deps.nodeName, log, fleet, retention, db });
+  const jobs = await startJobsNode({ config, log, index, catalog, fleet, metrics: operations.metrics.jobs }, clusterToken);
   const snapshots = new SnapshotService({ cameras: registry, log, now: () => Date.now(), observer: operations.metrics.snapshots });
   const ptz = new PtzService({ cameras: registry, log });
   const archive = {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import type { CheckOutcome, ReadinessCheck } from './readiness.js';
 
 export const RECORDINGS_DIR_PROBE_INTERVAL_MS = 5000;
+/** How long a due write is awaited before the previous result is used; below the readiness deadline. */
+const STALE_GRACE_MS = 40;
 
 export interface RecordingsDirCheckOptions {
   recordPath: string;
@@ -19,6 +21,7 @@ export function recordingsDirCheck(opts: RecordingsDirCheckOptions): ReadinessCh
   // A dot-name the archive walk skips; the pid keeps two recorders on one disk apart.
   const probeFile = join(opts.recordPath, `.vigil-ready-probe-${process.pid}`);
   let last: { at: number; writable: boolean } | undefined;
+  let refreshing: Promise<boolean> | undefined;
 
   const writeProbe = async (): Promise<boolean> => {
     try {
@@ -41,8 +44,30 @@ export function recordingsDirCheck(opts: RecordingsDirCheckOptions): ReadinessCh
   return {
     name: 'recordings_dir',
     probe: async (): Promise<CheckOutcome> => {
-      if (last === undefined || now() - last.at >= intervalMs) last = { at: now(), writable: await writeProbe() };
-      return { ok: last.writable, detail: { path: opts.recordPath, writable: last.writable } };
+      const age = last === undefined ? Infinity : now() - last.at;
+      if (age >= intervalMs && refreshing === undefined) {
+        const started = now();
+        refreshing = writeProbe().then((writable) => {
+          last = { at: started, writable };
+          refreshing = undefined;
+          return writable;
+        });
+      }
+      const previous = last;
+      let writable: boolean;
+      if (refreshing === undefined) writable = previous?.writable ?? false;
+      else if (previous === undefined || age >= 2 * intervalMs) writable = await refreshing;
+      else {
+        // A slow fsync on a busy disk must not fail readiness: if the write has not answered within a short grace,
+        // the previous result stands, for one more interval at most. After that the write is waited for (and
+        // counts as failed at the runner's deadline), so a hung disk shows within about two intervals.
+        let timer: NodeJS.Timeout | undefined;
+        const grace = new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(previous.writable), STALE_GRACE_MS);
+        });
+        writable = await Promise.race([refreshing, grace]).finally(() => clearTimeout(timer));
+      }
+      return { ok: writable, detail: { path: opts.recordPath, writable } };
     },
     unanswered: () => ({ path: opts.recordPath, writable: false }),
   };

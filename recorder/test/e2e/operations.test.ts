@@ -20,7 +20,7 @@ async function metricsUrl(rec: RecorderProcess): Promise<string> {
 }
 
 async function scrape(url: string): Promise<Exposition> {
-  const res = await fetch(url);
+  const res = await fetch(url, { signal: AbortSignal.timeout(5000) });
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
   return parsePrometheusText(await res.text());
@@ -142,6 +142,8 @@ test('readiness fails on its own when the recordings directory cannot be written
   // (what a lost mount with a stray file looks like). Every write under it fails with ENOTDIR.
   await rm(rec.recordPath, { recursive: true });
   await writeFile(rec.recordPath, 'not a directory');
+  // The probe ran at start and writes again at most every 5 s, so the failure shows within one interval or two.
+  await waitUntil(async () => (await getJson(`${rec.url}/api/health/ready`)).status === 503, 12_000, 'readiness to notice the directory');
   const checks = await assertNotReady(rec, ['recordings_dir']);
   assert.deepEqual(checks['recordings_dir'], { path: rec.recordPath, writable: false });
   assert.deepEqual(checks['license'], { valid: true }, 'no license file and license.required false: valid');

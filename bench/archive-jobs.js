@@ -1,0 +1,390 @@
+// Benchmark "jobs": archive jobs of the recorder against their baselines, timed in the same invocation.
+//   export:    4 h of one-minute segments (POST …/export, submit → `done`) vs `cat` of the same 240 files into one
+//              file on the same disk; target ≥ 50 % of the copy speed (time_cat / time_export ≥ 0.5).
+//   timelapse: 1 h at speed 60 (POST …/timelapse, submit → `done`) vs the plain full-decode ffmpeg command with the
+//              spec's settings on the same files; target ≥ 3× faster (time_plain / time_timelapse ≥ 3).
+// One 1-minute fMP4 segment is encoded once, the way the recorder writes them (720p25, 2 Mbps, GOP 2 s, 200 ms
+// fragments), and copied (not hard-linked: every file has its own pages in the cache, as in a real archive) 240 times
+// under the recorder's names, with mtime = segment end. The page cache is dropped before every timed run when we may.
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFile, mkdir, open, readdir, rm, statfs, stat, utimes, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
+import { descendants } from './lib/proc.js';
+
+export const description =
+  'archive jobs: export of 4 h vs `cat` of the same files (target ≥ 50 % of the copy speed); time-lapse of 1 h at speed 60 vs the plain full-decode ffmpeg command (target ≥ 3× faster)';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RECORDER_BIN = join(ROOT, 'recorder', 'bin', 'vigil-recorder.js');
+const DIST = join(ROOT, 'recorder', 'dist');
+const FFMPEG = process.env.VIGIL_TEST_FFMPEG ?? 'ffmpeg';
+const FFPROBE = FFMPEG.includes('/') ? join(FFMPEG, '..', 'ffprobe') : 'ffprobe';
+
+const CAMERA = 'bench-cam';
+// 22:00 UTC: the 4-hour archive spans two UTC date folders, as real ones do.
+const ARCHIVE_START = Date.UTC(2025, 2, 9, 22, 0, 0) / 1000;
+const SEGMENT_SECONDS = 60;
+const EXPORT_SECONDS = 4 * 3600;
+const TIMELAPSE_SECONDS = 3600;
+const SPEED = 60;
+const GOP_FRAMES = 50; // 2 s at 25 fps: 60 ≥ 30 × 2, so the recorder decodes keyframes only
+const POLL_MS = 100;
+const TARGET_EXPORT_FRACTION = 0.5;
+const TARGET_TIMELAPSE_SPEEDUP = 3;
+
+const SEGMENT_ENCODE = [
+  '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=25', '-t', String(SEGMENT_SECONDS),
+  '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '2M', '-g', String(GOP_FRAMES), '-pix_fmt', 'yuv420p',
+  '-f', 'mp4', '-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-frag_duration', '200000',
+];
+
+/** The plain command of the spec's time-lapse settings: every frame decoded. */
+const plainTimelapseArgs = (list, out) => [
+  '-f', 'concat', '-safe', '0', '-i', list,
+  '-vf', `setpts=PTS/${SPEED},fps=30,scale='min(1280,iw)':-2`, '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-an', out,
+];
+
+const envInt = (name, dflt) => {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : dflt;
+};
+
+export const defaults = {
+  repeats: 2, // export/cat pairs (order alternates: cat first, then export first, …); medians reported
+  timelapseRepeats: envInt('VIGIL_BENCH_TIMELAPSE_REPEATS', 1), // pairs; the plain command takes ~2 min on 2 vCPUs
+  keep: false,
+};
+
+function log(msg) {
+  process.stderr.write(`[jobs] ${msg}\n`);
+}
+
+const r2 = (x) => (x === null || x === undefined ? null : Math.round(x * 100) / 100);
+const r3 = (x) => (x === null || x === undefined ? null : Math.round(x * 1000) / 1000);
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return null;
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+async function freePort() {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Runs a tool to completion (tracked: stopped on ctrl-C); returns wall seconds. Throws with its stderr on failure. */
+async function runTool(command, args, { stdoutFd, name } = {}) {
+  const t0 = performance.now();
+  const child = spawnTracked(command, args, { stdio: ['ignore', stdoutFd ?? 'ignore', 'pipe'], name: name ?? command });
+  let err = '';
+  child.stderr.on('data', (b) => {
+    err = (err + b.toString()).slice(-4000);
+  });
+  const { code, signal, error } = await child.exitedPromise;
+  const seconds = (performance.now() - t0) / 1000;
+  if (code !== 0) throw new Error(`${command} ${args.slice(0, 6).join(' ')} … failed (${error ?? code ?? signal}): ${err}`);
+  return seconds;
+}
+
+function probe(args) {
+  return execFileSync(FFPROBE, ['-v', 'error', ...args], { encoding: 'utf8', timeout: 120_000 }).trim();
+}
+
+/** Average keyframe interval, seconds (what the recorder's gop-probe measures). */
+function gopSeconds(file) {
+  const t = probe(['-select_streams', 'v:0', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', file])
+    .split('\n').map(Number.parseFloat).filter(Number.isFinite);
+  return t.length < 2 ? null : (t.at(-1) - t[0]) / (t.length - 1);
+}
+
+/**
+ * { duration (s), frames } of the first video stream. `count`: demux every packet (no decode; for the fragmented
+ * segment, whose moov lists no samples); otherwise the sample count of the moov (header only, also over http://).
+ */
+function mediaInfo(input, { count = false } = {}) {
+  const j = JSON.parse(probe([...(count ? ['-count_packets'] : []), '-select_streams', 'v:0', '-show_entries', 'stream=nb_frames,nb_read_packets:format=duration', '-of', 'json', input]));
+  const s = j.streams?.[0] ?? {};
+  return { duration: Number(j.format?.duration), frames: Number(count ? s.nb_read_packets : s.nb_frames) };
+}
+
+/** sync, then drop the page cache (root only). True when dropped. */
+function coldCache() {
+  execFileSync('sync');
+  try {
+    writeFileSync('/proc/sys/vm/drop_caches', '3');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function fsyncSeconds(path) {
+  const t0 = performance.now();
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+async function makeArchive(recordPath, segment, count, segmentRelativePath) {
+  const files = [];
+  for (let i = 0; i < count; i++) {
+    const start = ARCHIVE_START + i * SEGMENT_SECONDS;
+    const path = join(recordPath, segmentRelativePath(CAMERA, new Date(start * 1000), i + 1));
+    await mkdir(join(path, '..'), { recursive: true });
+    await copyFile(segment, path);
+    await utimes(path, start + SEGMENT_SECONDS, start + SEGMENT_SECONDS); // the walk takes end = mtime
+    files.push(path);
+  }
+  return files;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The recorder.
+
+async function startRecorder(dir, recordPath) {
+  const port = await freePort();
+  const workDir = join(dir, 'work');
+  const config = {
+    listen: `127.0.0.1:${port}`,
+    record_path: recordPath,
+    work_dir: workDir,
+    auth: { disabled: true },
+    cameras: [],
+    metrics: { listen: '127.0.0.1:0' },
+    archive: { rescan_minutes: 1000 },
+    record: { retention: { min_free_percent: 0 } }, // never let retention touch the synthetic archive
+  };
+  const configFile = join(dir, 'config.yaml');
+  await writeFile(configFile, JSON.stringify(config, null, 2)); // JSON is YAML
+  const child = spawnTracked(process.execPath, [RECORDER_BIN, '--config', configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TZ: 'UTC' },
+    name: 'vigil-recorder-jobs',
+  });
+  const tail = [];
+  const events = { listening: false, walk: undefined, fatal: undefined };
+  const keep = (line) => {
+    tail.push(line);
+    if (tail.length > 40) tail.shift();
+  };
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    keep(line);
+    if (line.startsWith('vigil-recorder:')) events.fatal ??= line;
+  });
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    keep(line);
+    let rec;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (typeof rec.msg === 'string' && rec.msg.startsWith('listening on')) events.listening = true;
+    if (rec.msg === 'archive walk finished') events.walk = { segments: rec.segments, ms: rec.ms };
+  });
+  const deadline = Date.now() + 60_000;
+  while (!events.listening || events.walk === undefined) {
+    if (events.fatal !== undefined || child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      await stopTracked(child, { graceMs: 5000 });
+      throw new Error(`recorder did not start (${events.fatal ?? 'exited or timed out'}):\n${tail.join('\n')}`);
+    }
+    await sleep(50);
+  }
+  return { child, base: `http://127.0.0.1:${port}`, workDir, walk: events.walk, tail, stop: () => stopTracked(child, { graceMs: 15_000 }) };
+}
+
+/** The command line of the recorder's media tool child, if one runs now. */
+function mediaToolCmdline(recorderPid) {
+  for (const p of descendants(recorderPid)) {
+    try {
+      const argv = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0').filter((s) => s !== '');
+      if (argv.includes('concat')) return argv;
+    } catch {
+      // gone
+    }
+  }
+  return undefined;
+}
+
+/** POST the job, poll its status every 100 ms until done; seconds from just before the POST to the first `done`. */
+async function timedJob(rec, kind, from, to, extra = '') {
+  const t0 = performance.now();
+  const res = await fetch(`${rec.base}/api/archive/${CAMERA}/${kind}?from=${from}&to=${to}${extra}`, { method: 'POST' });
+  const body = await res.json();
+  if (res.status !== 202) throw new Error(`POST ${kind} → ${res.status}: ${JSON.stringify(body)}`);
+  let cmdline;
+  for (;;) {
+    const st = await (await fetch(`${rec.base}/api/archive/jobs/${body.job_id}`)).json();
+    if (st.state === 'done') {
+      const seconds = (performance.now() - t0) / 1000;
+      return { seconds, job: st, cmdline, resultPath: join(rec.workDir, 'jobs', `${body.job_id}.mp4`), download: `${rec.base}/api/archive/jobs/${body.job_id}/download` };
+    }
+    if (st.state === 'failed') throw new Error(`${kind} job failed: ${st.reason}: ${st.message}`);
+    if (cmdline === undefined && st.state === 'running') cmdline = mediaToolCmdline(rec.child.pid);
+    if (performance.now() - t0 > 900_000) throw new Error(`${kind} job not done after 900 s: ${JSON.stringify(st)}`);
+    await sleep(POLL_MS);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+export async function run(opts, emit) {
+  const { segmentRelativePath } = await import(join(DIST, 'src', 'recording', 'segment-name.js'));
+  const tmp = await makeTempDir('vigil-bench-jobs-');
+  const common = { bench: 'jobs' };
+  const summary = [];
+  let rec;
+  const load = (at) => emit({ ...common, figure: 'load_average', at, loadavg_1_5_15: loadavg().map((x) => r2(x)), cpus: cpus().length });
+  load('start');
+  try {
+    // 1. One segment, encoded once.
+    const segment = join(tmp, 'segment.mp4');
+    const encodeS = await runTool(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', ...SEGMENT_ENCODE, '-y', segment], { name: 'ffmpeg-encode' });
+    const segInfo = mediaInfo(segment, { count: true });
+    const segBytes = (await stat(segment)).size;
+    const gop = gopSeconds(segment);
+    log(`segment: ${(segBytes / 1e6).toFixed(1)} MB, ${segInfo.duration} s, ${segInfo.frames} frames, GOP ${gop} s (encoded in ${encodeS.toFixed(1)} s)`);
+    emit({ ...common, figure: 'segment', bytes: segBytes, duration_s: segInfo.duration, frames: segInfo.frames, gop_s: r3(gop), encode_s: r2(encodeS) });
+
+    // 2. The archive: 240 copies (one camera, 4 h), named and dated like the recorder's files.
+    const count = EXPORT_SECONDS / SEGMENT_SECONDS;
+    const archiveBytes = count * segBytes;
+    const fs = await statfs(tmp);
+    const need = archiveBytes * (opts.repeats + 2) + 2 * 2 ** 30; // archive + kept export results + one cat output + 2 GiB
+    if (fs.bavail * fs.bsize < need) throw new Error(`${tmp}: ${Math.floor((fs.bavail * fs.bsize) / 1e9)} GB free, the benchmark needs ${Math.ceil(need / 1e9)} GB`);
+    const recordPath = join(tmp, 'recordings');
+    let t0 = performance.now();
+    const files = await makeArchive(recordPath, segment, count, segmentRelativePath);
+    execFileSync('sync');
+    const days = await readdir(join(recordPath, CAMERA));
+    log(`archive: ${files.length} copies, ${(archiveBytes / 1e9).toFixed(2)} GB in ${days.join(', ')}, written + synced in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    // 3. The recorder, on that record_path.
+    rec = await startRecorder(tmp, recordPath);
+    if (rec.walk.segments !== count) throw new Error(`the recorder's walk indexed ${rec.walk.segments} segments, expected ${count}`);
+    // Warm-up (not timed): one short export, so the first timed job pays no start-up costs of its own.
+    await timedJob(rec, 'export', ARCHIVE_START, ARCHIVE_START + 120);
+
+    // 4. Export of 4 h vs cat of the same files, cold cache each, order alternating.
+    const outDir = join(tmp, 'out');
+    await mkdir(outDir);
+    const runs = { cat: [], export: [] };
+    let dropped = true;
+    let exportCmd;
+    for (let r = 0; r < opts.repeats; r++) {
+      const order = r % 2 === 0 ? ['cat', 'export'] : ['export', 'cat'];
+      for (const subject of order) {
+        dropped = coldCache() && dropped;
+        let seconds;
+        let bytes;
+        let durable;
+        let extra = {};
+        if (subject === 'cat') {
+          const out = join(outDir, 'cat.out');
+          const fd = openSync(out, 'w');
+          try {
+            seconds = await runTool('cat', files, { stdoutFd: fd, name: 'cat' });
+          } finally {
+            closeSync(fd);
+          }
+          bytes = (await stat(out)).size;
+          if (bytes !== archiveBytes) throw new Error(`cat wrote ${bytes} bytes, expected ${archiveBytes}`);
+          durable = seconds + (await fsyncSeconds(out));
+          await rm(out);
+        } else {
+          const job = await timedJob(rec, 'export', ARCHIVE_START, ARCHIVE_START + EXPORT_SECONDS);
+          seconds = job.seconds;
+          bytes = job.job.size_bytes;
+          durable = seconds + (await fsyncSeconds(job.resultPath));
+          exportCmd ??= job.cmdline;
+          const info = mediaInfo(job.download);
+          if (Math.abs(info.duration - EXPORT_SECONDS) > 2 || info.frames !== count * segInfo.frames) {
+            throw new Error(`export result: ${info.duration} s, ${info.frames} frames; expected ${EXPORT_SECONDS} s, ${count * segInfo.frames}`);
+          }
+          extra = { result_duration_s: r2(info.duration), result_frames: info.frames };
+        }
+        runs[subject].push({ seconds, durable });
+        const fig = { ...common, figure: 'export_run', subject, repeat: r + 1, seconds: r3(seconds), bytes, mb_per_s: r2(bytes / 1e6 / seconds), seconds_incl_fsync: r3(durable), cache_dropped: dropped, ...extra };
+        emit(fig);
+        log(`export run ${r + 1} ${subject}: ${seconds.toFixed(2)} s (${fig.mb_per_s} MB/s), ${durable.toFixed(2)} s with fsync`);
+      }
+    }
+    const catS = median(runs.cat.map((x) => x.seconds));
+    const expS = median(runs.export.map((x) => x.seconds));
+    const catD = median(runs.cat.map((x) => x.durable));
+    const expD = median(runs.export.map((x) => x.durable));
+    const fraction = catS / expS;
+    emit({
+      ...common, figure: 'export_4h_vs_cat', files: count, bytes: archiveBytes, repeats: opts.repeats, cache_dropped: dropped,
+      cat_median_s: r3(catS), export_median_s: r3(expS), cat_mb_per_s: r2(archiveBytes / 1e6 / catS), export_mb_per_s: r2(archiveBytes / 1e6 / expS),
+      export_fraction_of_copy_speed: r3(fraction), target_at_least: TARGET_EXPORT_FRACTION, pass: fraction >= TARGET_EXPORT_FRACTION,
+      cat_median_incl_fsync_s: r3(catD), export_median_incl_fsync_s: r3(expD), export_fraction_incl_fsync: r3(catD / expD),
+      media_tool_args: exportCmd?.slice(1).join(' '),
+    });
+    summary.push(`export 4 h (${count} files, ${(archiveBytes / 1e9).toFixed(2)} GB): cat ${catS.toFixed(2)} s, export ${expS.toFixed(2)} s → ${(fraction * 100).toFixed(0)} % of the copy speed (target ≥ ${TARGET_EXPORT_FRACTION * 100} %) ${fraction >= TARGET_EXPORT_FRACTION ? 'PASS' : 'MISS'}; incl. fsync: cat ${catD.toFixed(2)} s, export ${expD.toFixed(2)} s → ${((catD / expD) * 100).toFixed(0)} %`);
+
+    // 5. Time-lapse of 1 h at speed 60 vs the plain full-decode command, on the same 60 files.
+    const tlFiles = files.slice(0, TIMELAPSE_SECONDS / SEGMENT_SECONDS);
+    const list = join(outDir, 'list.txt');
+    await writeFile(list, `ffconcat version 1.0\n${tlFiles.map((f) => `file '${f.replace(/'/g, "'\\''")}'`).join('\n')}\n`);
+    const tl = { plain: [], vigil: [] };
+    let tlCmd;
+    for (let r = 0; r < opts.timelapseRepeats; r++) {
+      const order = r % 2 === 0 ? ['vigil', 'plain'] : ['plain', 'vigil'];
+      for (const subject of order) {
+        dropped = coldCache() && dropped;
+        let seconds;
+        let info;
+        if (subject === 'plain') {
+          const out = join(outDir, 'plain-timelapse.mp4');
+          seconds = await runTool(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...plainTimelapseArgs(list, out)], { name: 'ffmpeg-plain-timelapse' });
+          info = mediaInfo(out);
+          await rm(out);
+        } else {
+          const job = await timedJob(rec, 'timelapse', ARCHIVE_START, ARCHIVE_START + TIMELAPSE_SECONDS, `&speed=${SPEED}`);
+          seconds = job.seconds;
+          tlCmd ??= job.cmdline;
+          info = mediaInfo(job.download);
+        }
+        const want = TIMELAPSE_SECONDS / SPEED;
+        if (Math.abs(info.duration - want) > 1) throw new Error(`${subject} time-lapse: ${info.duration} s, expected ${want} s`);
+        tl[subject].push(seconds);
+        emit({ ...common, figure: 'timelapse_run', subject, repeat: r + 1, seconds: r3(seconds), result_duration_s: r2(info.duration), result_frames: info.frames, cache_dropped: dropped });
+        log(`time-lapse run ${r + 1} ${subject}: ${seconds.toFixed(2)} s → ${info.duration} s, ${info.frames} frames`);
+      }
+    }
+    const plainS = median(tl.plain);
+    const vigilS = median(tl.vigil);
+    const speedup = plainS / vigilS;
+    const keyframesOnly = tlCmd === undefined ? null : tlCmd.includes('-skip_frame');
+    emit({
+      ...common, figure: 'timelapse_1h_x60_vs_plain', files: tlFiles.length, speed: SPEED, gop_s: r3(gop), repeats: opts.timelapseRepeats,
+      plain_median_s: r3(plainS), timelapse_median_s: r3(vigilS), speedup: r2(speedup), target_at_least: TARGET_TIMELAPSE_SPEEDUP, pass: speedup >= TARGET_TIMELAPSE_SPEEDUP,
+      keyframes_only: keyframesOnly, media_tool_args: tlCmd?.slice(1).join(' '),
+    });
+    summary.push(`time-lapse 1 h ×${SPEED}: plain ${plainS.toFixed(2)} s, recorder ${vigilS.toFixed(2)} s (keyframes only: ${keyframesOnly}) → ${speedup.toFixed(2)}× (target ≥ ${TARGET_TIMELAPSE_SPEEDUP}×) ${speedup >= TARGET_TIMELAPSE_SPEEDUP ? 'PASS' : 'MISS'}`);
+    if (!dropped) summary.push('the page cache could not be dropped (not root): every run read what the previous ones had cached');
+  } finally {
+    if (rec !== undefined) await rec.stop().catch(() => undefined);
+    if (opts.keep) log(`kept ${tmp}`);
+    else await removeTempDir(tmp);
+  }
+  load('end');
+  process.stderr.write(`\narchive jobs:\n${summary.map((s) => `  ${s}`).join('\n')}\n\n`);
+}
