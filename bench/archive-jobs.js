@@ -6,6 +6,12 @@
 // One 1-minute fMP4 segment is encoded once, the way the recorder writes them (720p25, 2 Mbps, GOP 2 s, 200 ms
 // fragments), and copied (not hard-linked: every file has its own pages in the cache, as in a real archive) 240 times
 // under the recorder's names, with mtime = segment end. The page cache is dropped before every timed run when we may.
+// CPU per run: cutime + cstime of the process that reaps the tool (the bench for cat and the plain command, the
+// recorder for its media tool; the recorder's own Node CPU is not included).
+//   node bench/run.js jobs [--repeats N]       N export/cat pairs (default 2), order alternating, medians
+//   VIGIL_BENCH_TIMELAPSE_REPEATS=N            time-lapse pairs (default 1: the plain command takes 2–3 min here)
+//   VIGIL_BENCH_JOBS_DIAG=1                    also the recorder's export command run directly, with and without
+//                                              +faststart (where the export's time goes)
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rm, statfs, stat, utimes, writeFile } from 'node:fs/promises';
@@ -16,7 +22,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
-import { descendants } from './lib/proc.js';
+import { clkTck, descendants } from './lib/proc.js';
 
 export const description =
   'archive jobs: export of 4 h vs `cat` of the same files (target ≥ 50 % of the copy speed); time-lapse of 1 h at speed 60 vs the plain full-decode ffmpeg command (target ≥ 3× faster)';
@@ -58,7 +64,9 @@ const envInt = (name, dflt) => {
 
 export const defaults = {
   repeats: 2, // export/cat pairs (order alternates: cat first, then export first, …); medians reported
-  timelapseRepeats: envInt('VIGIL_BENCH_TIMELAPSE_REPEATS', 1), // pairs; the plain command takes ~2 min on 2 vCPUs
+  timelapseRepeats: envInt('VIGIL_BENCH_TIMELAPSE_REPEATS', 1), // pairs; the plain command takes ~2–3 min on 2 vCPUs
+  // Also run the recorder's export command directly, with and without +faststart (where the export's time goes).
+  diagnose: process.env.VIGIL_BENCH_JOBS_DIAG === '1',
   keep: false,
 };
 
@@ -74,6 +82,21 @@ function median(values) {
   if (s.length === 0) return null;
   const mid = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** CPU seconds { user, sys } of the reaped children of `pid` (cutime, cstime of /proc/<pid>/stat). */
+function reapedChildCpu(pid = 'self') {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = text.slice(text.lastIndexOf(')') + 2).split(' '); // f[n - 3] is field n
+  return { user: Number(f[13]) / clkTck(), sys: Number(f[14]) / clkTck() };
+}
+
+/** Runs `fn`, returning its result with the CPU its children (of `pid`) used meanwhile: cpu_user_s, cpu_sys_s. */
+async function withChildCpu(pid, fn) {
+  const a = reapedChildCpu(pid);
+  const out = await fn();
+  const b = reapedChildCpu(pid);
+  return { ...out, cpu_user_s: r2(b.user - a.user), cpu_sys_s: r2(b.sys - a.sys) };
 }
 
 async function freePort() {
@@ -284,98 +307,124 @@ export async function run(opts, emit) {
     // 4. Export of 4 h vs cat of the same files, cold cache each, order alternating.
     const outDir = join(tmp, 'out');
     await mkdir(outDir);
-    const runs = { cat: [], export: [] };
+    const concatList = async (name, paths) => {
+      const path = join(outDir, name);
+      await writeFile(path, `ffconcat version 1.0\n${paths.map((f) => `file '${f.replace(/'/g, "'\\''")}'`).join('\n')}\n`);
+      return path;
+    };
+    // The whole files make up the window exactly: the recorder's list has the same lines (no inpoint/outpoint).
+    const exportList = await concatList('export.txt', files);
+    const exportArgs = (out, faststart) => ['-hide_banner', '-nostdin', '-loglevel', 'error', '-f', 'concat', '-safe', '0', '-i', exportList,
+      '-map', '0:v:0', '-map', '0:a?', '-c', 'copy', ...(faststart ? ['-movflags', '+faststart'] : []), '-f', 'mp4', '-y', out];
+    const subjects = ['cat', 'export', ...(opts.diagnose ? ['ffmpeg_direct', 'ffmpeg_direct_no_faststart'] : [])];
+    const runs = Object.fromEntries(subjects.map((k) => [k, []]));
     let dropped = true;
     let exportCmd;
+    /** A process of the bench writing `out`: time, CPU (reaped child of the bench), fsync, size; the file is removed. */
+    const local = async (out, command, args, stdoutFd) => {
+      const res = await withChildCpu('self', async () => ({ seconds: await runTool(command, args, { stdoutFd, name: command }) }));
+      const bytes = (await stat(out)).size;
+      const durable = res.seconds + (await fsyncSeconds(out));
+      return { ...res, bytes, durable, out };
+    };
     for (let r = 0; r < opts.repeats; r++) {
-      const order = r % 2 === 0 ? ['cat', 'export'] : ['export', 'cat'];
+      const order = r % 2 === 0 ? subjects : [...subjects].reverse();
       for (const subject of order) {
         dropped = coldCache() && dropped;
-        let seconds;
-        let bytes;
-        let durable;
+        let m;
         let extra = {};
         if (subject === 'cat') {
           const out = join(outDir, 'cat.out');
           const fd = openSync(out, 'w');
           try {
-            seconds = await runTool('cat', files, { stdoutFd: fd, name: 'cat' });
+            m = await local(out, 'cat', files, fd);
           } finally {
             closeSync(fd);
           }
-          bytes = (await stat(out)).size;
-          if (bytes !== archiveBytes) throw new Error(`cat wrote ${bytes} bytes, expected ${archiveBytes}`);
-          durable = seconds + (await fsyncSeconds(out));
-          await rm(out);
-        } else {
-          const job = await timedJob(rec, 'export', ARCHIVE_START, ARCHIVE_START + EXPORT_SECONDS);
-          seconds = job.seconds;
-          bytes = job.job.size_bytes;
-          durable = seconds + (await fsyncSeconds(job.resultPath));
-          exportCmd ??= job.cmdline;
-          const info = mediaInfo(job.download);
+          if (m.bytes !== archiveBytes) throw new Error(`cat wrote ${m.bytes} bytes, expected ${archiveBytes}`);
+        } else if (subject === 'export') {
+          // CPU: the recorder's media tool, reaped by the recorder (the recorder's own Node CPU is not included).
+          m = await withChildCpu(rec.child.pid, () => timedJob(rec, 'export', ARCHIVE_START, ARCHIVE_START + EXPORT_SECONDS));
+          m.bytes = m.job.size_bytes;
+          m.durable = m.seconds + (await fsyncSeconds(m.resultPath));
+          exportCmd ??= m.cmdline;
+          const info = mediaInfo(m.download);
           if (Math.abs(info.duration - EXPORT_SECONDS) > 2 || info.frames !== count * segInfo.frames) {
             throw new Error(`export result: ${info.duration} s, ${info.frames} frames; expected ${EXPORT_SECONDS} s, ${count * segInfo.frames}`);
           }
           extra = { result_duration_s: r2(info.duration), result_frames: info.frames };
+        } else {
+          const out = join(outDir, `${subject}.mp4`);
+          m = await local(out, FFMPEG, exportArgs(out, subject === 'ffmpeg_direct'));
         }
-        runs[subject].push({ seconds, durable });
-        const fig = { ...common, figure: 'export_run', subject, repeat: r + 1, seconds: r3(seconds), bytes, mb_per_s: r2(bytes / 1e6 / seconds), seconds_incl_fsync: r3(durable), cache_dropped: dropped, ...extra };
+        if (m.out !== undefined) await rm(m.out);
+        runs[subject].push(m);
+        const fig = {
+          ...common, figure: 'export_run', subject, repeat: r + 1, seconds: r3(m.seconds), bytes: m.bytes, mb_per_s: r2(m.bytes / 1e6 / m.seconds),
+          seconds_incl_fsync: r3(m.durable), cpu_user_s: m.cpu_user_s, cpu_sys_s: m.cpu_sys_s, cache_dropped: dropped, ...extra,
+        };
         emit(fig);
-        log(`export run ${r + 1} ${subject}: ${seconds.toFixed(2)} s (${fig.mb_per_s} MB/s), ${durable.toFixed(2)} s with fsync`);
+        log(`export run ${r + 1} ${subject}: ${m.seconds.toFixed(2)} s (${fig.mb_per_s} MB/s), ${m.durable.toFixed(2)} s with fsync, CPU ${m.cpu_user_s} user + ${m.cpu_sys_s} sys`);
       }
     }
-    const catS = median(runs.cat.map((x) => x.seconds));
-    const expS = median(runs.export.map((x) => x.seconds));
-    const catD = median(runs.cat.map((x) => x.durable));
-    const expD = median(runs.export.map((x) => x.durable));
+    const med = (subject, key) => median(runs[subject].map((x) => x[key]));
+    const catS = med('cat', 'seconds');
+    const expS = med('export', 'seconds');
+    const catD = med('cat', 'durable');
+    const expD = med('export', 'durable');
     const fraction = catS / expS;
     emit({
       ...common, figure: 'export_4h_vs_cat', files: count, bytes: archiveBytes, repeats: opts.repeats, cache_dropped: dropped,
       cat_median_s: r3(catS), export_median_s: r3(expS), cat_mb_per_s: r2(archiveBytes / 1e6 / catS), export_mb_per_s: r2(archiveBytes / 1e6 / expS),
       export_fraction_of_copy_speed: r3(fraction), target_at_least: TARGET_EXPORT_FRACTION, pass: fraction >= TARGET_EXPORT_FRACTION,
       cat_median_incl_fsync_s: r3(catD), export_median_incl_fsync_s: r3(expD), export_fraction_incl_fsync: r3(catD / expD),
+      cat_cpu_median_s: r2(median(runs.cat.map((x) => x.cpu_user_s + x.cpu_sys_s))), export_cpu_median_s: r2(median(runs.export.map((x) => x.cpu_user_s + x.cpu_sys_s))),
       media_tool_args: exportCmd?.slice(1).join(' '),
     });
     summary.push(`export 4 h (${count} files, ${(archiveBytes / 1e9).toFixed(2)} GB): cat ${catS.toFixed(2)} s, export ${expS.toFixed(2)} s → ${(fraction * 100).toFixed(0)} % of the copy speed (target ≥ ${TARGET_EXPORT_FRACTION * 100} %) ${fraction >= TARGET_EXPORT_FRACTION ? 'PASS' : 'MISS'}; incl. fsync: cat ${catD.toFixed(2)} s, export ${expD.toFixed(2)} s → ${((catD / expD) * 100).toFixed(0)} %`);
+    for (const subject of subjects.slice(2)) {
+      const s = med(subject, 'seconds');
+      emit({ ...common, figure: 'export_4h_diagnostic', subject, median_s: r3(s), fraction_of_copy_speed: r3(catS / s), median_incl_fsync_s: r3(med(subject, 'durable')), cpu_median_s: r2(median(runs[subject].map((x) => x.cpu_user_s + x.cpu_sys_s))) });
+      summary.push(`  diagnostic ${subject}: ${s.toFixed(2)} s → ${((catS / s) * 100).toFixed(0)} % of the copy speed`);
+    }
 
     // 5. Time-lapse of 1 h at speed 60 vs the plain full-decode command, on the same 60 files.
     const tlFiles = files.slice(0, TIMELAPSE_SECONDS / SEGMENT_SECONDS);
-    const list = join(outDir, 'list.txt');
-    await writeFile(list, `ffconcat version 1.0\n${tlFiles.map((f) => `file '${f.replace(/'/g, "'\\''")}'`).join('\n')}\n`);
+    const list = await concatList('timelapse.txt', tlFiles);
     const tl = { plain: [], vigil: [] };
     let tlCmd;
     for (let r = 0; r < opts.timelapseRepeats; r++) {
       const order = r % 2 === 0 ? ['vigil', 'plain'] : ['plain', 'vigil'];
       for (const subject of order) {
         dropped = coldCache() && dropped;
-        let seconds;
+        let m;
         let info;
         if (subject === 'plain') {
           const out = join(outDir, 'plain-timelapse.mp4');
-          seconds = await runTool(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...plainTimelapseArgs(list, out)], { name: 'ffmpeg-plain-timelapse' });
+          m = await withChildCpu('self', async () => ({ seconds: await runTool(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', ...plainTimelapseArgs(list, out)], { name: 'ffmpeg-plain-timelapse' }) }));
           info = mediaInfo(out);
           await rm(out);
         } else {
-          const job = await timedJob(rec, 'timelapse', ARCHIVE_START, ARCHIVE_START + TIMELAPSE_SECONDS, `&speed=${SPEED}`);
-          seconds = job.seconds;
-          tlCmd ??= job.cmdline;
-          info = mediaInfo(job.download);
+          // CPU: ffprobe (the GOP probe) and ffmpeg, both children of the recorder.
+          m = await withChildCpu(rec.child.pid, () => timedJob(rec, 'timelapse', ARCHIVE_START, ARCHIVE_START + TIMELAPSE_SECONDS, `&speed=${SPEED}`));
+          tlCmd ??= m.cmdline;
+          info = mediaInfo(m.download);
         }
         const want = TIMELAPSE_SECONDS / SPEED;
         if (Math.abs(info.duration - want) > 1) throw new Error(`${subject} time-lapse: ${info.duration} s, expected ${want} s`);
-        tl[subject].push(seconds);
-        emit({ ...common, figure: 'timelapse_run', subject, repeat: r + 1, seconds: r3(seconds), result_duration_s: r2(info.duration), result_frames: info.frames, cache_dropped: dropped });
-        log(`time-lapse run ${r + 1} ${subject}: ${seconds.toFixed(2)} s → ${info.duration} s, ${info.frames} frames`);
+        tl[subject].push(m);
+        emit({ ...common, figure: 'timelapse_run', subject, repeat: r + 1, seconds: r3(m.seconds), cpu_user_s: m.cpu_user_s, cpu_sys_s: m.cpu_sys_s, result_duration_s: r2(info.duration), result_frames: info.frames, cache_dropped: dropped });
+        log(`time-lapse run ${r + 1} ${subject}: ${m.seconds.toFixed(2)} s, CPU ${m.cpu_user_s} user + ${m.cpu_sys_s} sys → ${info.duration} s, ${info.frames} frames`);
       }
     }
-    const plainS = median(tl.plain);
-    const vigilS = median(tl.vigil);
+    const plainS = median(tl.plain.map((x) => x.seconds));
+    const vigilS = median(tl.vigil.map((x) => x.seconds));
     const speedup = plainS / vigilS;
     const keyframesOnly = tlCmd === undefined ? null : tlCmd.includes('-skip_frame');
     emit({
-      ...common, figure: 'timelapse_1h_x60_vs_plain', files: tlFiles.length, speed: SPEED, gop_s: r3(gop), repeats: opts.timelapseRepeats,
+      ...common, figure: 'timelapse_1h_x60_vs_plain', files: tlFiles.length, speed: SPEED, gop_s: r3(gop), repeats: opts.timelapseRepeats, cache_dropped: dropped,
       plain_median_s: r3(plainS), timelapse_median_s: r3(vigilS), speedup: r2(speedup), target_at_least: TARGET_TIMELAPSE_SPEEDUP, pass: speedup >= TARGET_TIMELAPSE_SPEEDUP,
+      plain_cpu_median_s: r2(median(tl.plain.map((x) => x.cpu_user_s + x.cpu_sys_s))), timelapse_cpu_median_s: r2(median(tl.vigil.map((x) => x.cpu_user_s + x.cpu_sys_s))),
       keyframes_only: keyframesOnly, media_tool_args: tlCmd?.slice(1).join(' '),
     });
     summary.push(`time-lapse 1 h ×${SPEED}: plain ${plainS.toFixed(2)} s, recorder ${vigilS.toFixed(2)} s (keyframes only: ${keyframesOnly}) → ${speedup.toFixed(2)}× (target ≥ ${TARGET_TIMELAPSE_SPEEDUP}×) ${speedup >= TARGET_TIMELAPSE_SPEEDUP ? 'PASS' : 'MISS'}`);
