@@ -20,17 +20,18 @@ stdin EOF with --watch-stdin), 3 if the port is in use, 2 on bad arguments.
 
 import argparse
 import os
-import signal
 import sys
 
 import gi
 
-gi.require_version("Gio", "2.0")
 gi.require_version("Gst", "1.0")
 gi.require_version("GstRtspServer", "1.0")
-from gi.repository import Gio, GLib, Gst, GstRtspServer  # noqa: E402
+from gi.repository import Gst, GstRtspServer  # noqa: E402
 
-EXIT_PORT_IN_USE = 3
+# The server scaffolding (bind, READY, signals, --watch-stdin) is shared with the test fixtures.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "recorder", "test", "fixtures"))
+sys.dont_write_bytecode = True  # no __pycache__ next to the fixtures
+from rtsp_serve import serve  # noqa: E402
 
 
 def parse_args(argv):
@@ -105,51 +106,10 @@ def main(argv):
     Gst.init(None)
 
     server = GstRtspServer.RTSPServer()
-    server.set_address("127.0.0.1")
-    server.set_service(str(args.port))
     mounts = server.get_mount_points()
     for i in range(args.first, args.first + args.mounts):
         mounts.add_factory("%s%d" % (args.prefix, i), Factory(args.file, args.fps))
-
-    try:
-        source = server.create_source(None)
-    except GLib.Error as err:
-        in_use = err.matches(Gio.io_error_quark(), Gio.IOErrorEnum.ADDRESS_IN_USE)
-        sys.stderr.write("rtsp_multi_camera: cannot listen on 127.0.0.1:%d: %s\n" % (args.port, err.message))
-        sys.stderr.flush()
-        return EXIT_PORT_IN_USE if in_use else 1
-    source.attach(None)
-    bound = server.get_bound_port()
-
-    loop = GLib.MainLoop()
-
-    def quit_loop(*_a):
-        loop.quit()
-        return GLib.SOURCE_REMOVE
-
-    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, quit_loop)
-    GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGINT, quit_loop)
-    if args.watch_stdin:
-        def on_stdin(fd, _cond):
-            try:
-                data = os.read(fd, 4096)
-            except OSError:
-                data = b""
-            if not data:
-                loop.quit()
-                return GLib.SOURCE_REMOVE
-            return GLib.SOURCE_CONTINUE
-        GLib.unix_fd_add_full(GLib.PRIORITY_DEFAULT, sys.stdin.fileno(),
-                              GLib.IOCondition.IN | GLib.IOCondition.HUP | GLib.IOCondition.ERR,
-                              on_stdin)
-
-    sys.stdout.write("READY %d\n" % bound)
-    sys.stdout.flush()
-    loop.run()
-
-    source.destroy()
-    server.client_filter(lambda _s, _c: GstRtspServer.RTSPFilterResult.REMOVE)
-    return 0
+    return serve(server, "rtsp_multi_camera", args.port, args.watch_stdin)
 
 
 if __name__ == "__main__":
