@@ -54,12 +54,14 @@ export async function startDatabaseNode(opts: DatabaseNodeOptions): Promise<Data
   };
   await ensureMigrated().catch((err: unknown) => dbLog.warn({ err: (err as Error).message }, 'database unreachable at start; recording goes on and rows wait in the outbox'));
 
+  const archive = databaseArchiveSource(pool);
   const outbox = new DurableOutbox({
     workDir: config.work_dir,
     log: dbLog,
     deliver: async (entries) => {
       await ensureMigrated();
       await deliverOutboxBatch(pool, entries);
+      for (const e of entries) archive.invalidate(e.op === 'insert' ? e.row.camera_id : (e.filename.split('/')[0] ?? ''));
     },
   });
   await outbox.open();
@@ -81,7 +83,7 @@ export async function startDatabaseNode(opts: DatabaseNodeOptions): Promise<Data
     startCameraSource: () => cameras.start(),
     pool,
     outbox,
-    archive: databaseArchiveSource(pool),
+    archive,
     segmentClosed: (segment) => outbox.append({ op: 'insert', row: rowFromSegment(nodeName, segment) }),
     segmentsRemoved: async (segments) => {
       for (const s of segments) await outbox.append({ op: 'delete', node_name: nodeName, filename: s.filename });

@@ -18,10 +18,11 @@ interface Bucket {
  */
 export class HourBuckets {
   readonly #buckets = new Map<number, Bucket>();
-  #cache: { key: string; days: string[] } | undefined;
+  /** Days per clock, for the current contents (cleared on every change). */
+  readonly #cache = new Map<string, string[]>();
 
   add(start: number, end: number): void {
-    this.#cache = undefined;
+    this.#cache.clear();
     const last = Math.max(start, end);
     for (let h = Math.floor(start / HOUR_MS); h * HOUR_MS < last || h === Math.floor(start / HOUR_MS); h++) {
       const hStart = h * HOUR_MS;
@@ -42,7 +43,7 @@ export class HourBuckets {
    * of the segments still recorded in that hour (after the removal), clipped to it.
    */
   remove(start: number, end: number, coverage: (hStart: number, hEnd: number) => { first: number; last: number } | undefined): void {
-    this.#cache = undefined;
+    this.#cache.clear();
     const last = Math.max(start, end);
     for (let h = Math.floor(start / HOUR_MS); h * HOUR_MS < last || h === Math.floor(start / HOUR_MS); h++) {
       const b = this.#buckets.get(h);
@@ -63,14 +64,15 @@ export class HourBuckets {
 
   /** Every day (YYYY-MM-DD on `clock`) holding a recorded instant, ascending; `extra` adds the open segment. */
   days(clock: DayClock, cacheKey: string): string[] {
-    if (this.#cache?.key === cacheKey) return this.#cache.days;
+    const cached = this.#cache.get(cacheKey);
+    if (cached !== undefined) return cached;
     const set = new Set<string>();
     for (const b of this.#buckets.values()) {
       set.add(clock.dayOf(b.first));
       set.add(clock.dayOf(Math.max(b.first, b.last - 1)));
     }
     const days = [...set].sort();
-    this.#cache = { key: cacheKey, days };
+    this.#cache.set(cacheKey, days);
     return days;
   }
 }

@@ -19,7 +19,6 @@ interface CameraSegments {
   buckets: HourBuckets;
   /** Longest segment seen: bounds how far before `from` an overlapping segment can start. */
   maxDuration: number;
-  version: number;
 }
 
 function compare(a: SegmentRecord, b: SegmentRecord): number {
@@ -44,7 +43,7 @@ export class SegmentIndex {
   #camera(cameraId: string): CameraSegments {
     let cam = this.#byCamera.get(cameraId);
     if (cam === undefined) {
-      cam = { records: [], bySequence: new Map(), buckets: new HourBuckets(), maxDuration: 0, version: 0 };
+      cam = { records: [], bySequence: new Map(), buckets: new HourBuckets(), maxDuration: 0 };
       this.#byCamera.set(cameraId, cam);
     }
     return cam;
@@ -66,7 +65,6 @@ export class SegmentIndex {
     cam.bySequence.set(rec.sequence, rec);
     cam.buckets.add(rec.start, rec.end);
     cam.maxDuration = Math.max(cam.maxDuration, rec.end - rec.start);
-    cam.version++;
   }
 
   /** Removes by file name (relative to record_path); false when it was not indexed. */
@@ -119,7 +117,7 @@ export class SegmentIndex {
   days(cameraId: string, clock: DayClock, clockKey: string): string[] {
     const cam = this.#byCamera.get(cameraId);
     if (cam === undefined) return [];
-    return cam.buckets.days(clock, `${clockKey}@${cam.version}`);
+    return cam.buckets.days(clock, clockKey);
   }
 
   #removeRecord(cameraId: string, cam: CameraSegments, sequence: number): void {
@@ -130,7 +128,6 @@ export class SegmentIndex {
     const at = list[0] === rec ? 0 : list.indexOf(rec, Math.max(0, this.#lowerBoundStart(list, rec.start) - 1));
     if (at >= 0) list.splice(at, 1);
     cam.buckets.remove(rec.start, rec.end, (hStart, hEnd) => this.#coverage(cam, hStart, hEnd));
-    cam.version++;
     if (list.length === 0) this.#byCamera.delete(cameraId);
   }
 

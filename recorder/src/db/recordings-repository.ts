@@ -84,11 +84,14 @@ export async function selectOverlapping(db: Queryable, cameraId: string, fromMs:
  */
 export async function selectDays(db: Queryable, cameraId: string, zone: { offsetMinutes: number } | { zone: string }): Promise<string[]> {
   const local = 'offsetMinutes' in zone ? `(v.x AT TIME ZONE 'UTC') + make_interval(mins => $2::int)` : `(v.x AT TIME ZONE $2::text)`;
+  // Distinct dates first, formatted after: at most 366 strings a camera-year instead of 17,520.
   const res = await db.query<{ d: string }>(
-    `SELECT DISTINCT to_char(${local}, 'YYYY-MM-DD') AS d
-     FROM recording_hours, LATERAL (VALUES (first_start), (greatest(first_start, last_end - interval '1 millisecond'))) AS v(x)
-     WHERE camera_id = $1
-     ORDER BY d`,
+    `SELECT to_char(d, 'YYYY-MM-DD') AS d FROM (
+       SELECT DISTINCT (${local})::date AS d
+       FROM recording_hours, LATERAL (VALUES (first_start), (greatest(first_start, last_end - interval '1 millisecond'))) AS v(x)
+       WHERE camera_id = $1
+     ) AS days
+     ORDER BY days.d`,
     [cameraId, 'offsetMinutes' in zone ? zone.offsetMinutes : zone.zone],
   );
   return res.rows.map((r) => r.d);
