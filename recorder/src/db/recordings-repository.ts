@@ -61,8 +61,10 @@ export async function deleteRecordings(db: Queryable, nodeName: string, filename
 
 /** Closed segments of every node overlapping [from, to), ordered by start then sequence. */
 export async function selectOverlapping(db: Queryable, cameraId: string, fromMs: number, toMs: number): Promise<ClosedSegment[]> {
-  const res = await db.query<{ filename: string; start_time: Date; end_time: Date; sequence: string; size: string; mtime: string }>(
-    `SELECT filename, start_time, end_time, sequence, size, mtime FROM recordings
+  // Times as epoch milliseconds: a number parses far faster than a timestamp text (1,440 rows a day).
+  const res = await db.query<{ filename: string; start_ms: number; end_ms: number; sequence: string; size: string; mtime: string }>(
+    `SELECT filename, (extract(epoch FROM start_time) * 1000)::float8 AS start_ms, (extract(epoch FROM end_time) * 1000)::float8 AS end_ms,
+            sequence, size, mtime FROM recordings
      WHERE camera_id = $1 AND start_time < $3 AND end_time > $2 AND start_time > $2::timestamptz - interval '${MAX_SEGMENT_INTERVAL}'
      ORDER BY start_time, sequence`,
     [cameraId, new Date(fromMs).toISOString(), new Date(toMs).toISOString()],
@@ -70,8 +72,8 @@ export async function selectOverlapping(db: Queryable, cameraId: string, fromMs:
   return res.rows.map((r) => ({
     cameraId,
     filename: r.filename,
-    start: r.start_time,
-    end: r.end_time,
+    start: new Date(r.start_ms),
+    end: new Date(r.end_ms),
     sequence: Number(r.sequence),
     size: Number(r.size),
     mtime: Number(r.mtime),
