@@ -79,9 +79,21 @@ export class ChunkQueue {
 const EMPTY = Buffer.alloc(0);
 
 /**
- * Copies slices into one new Buffer. Always copies, so results own their memory: they neither alias
- * caller buffers that may be reused nor pin larger input chunks in memory.
+ * One Buffer holding the slices in order. When they are consecutive views of one received chunk
+ * (a fragment that arrived in a single read) that view is returned without copying; otherwise the
+ * bytes are copied. Received chunks are never reused by the stream, so a view is safe to keep.
  */
 export function joinSlices(slices: readonly Buffer[], totalLength?: number): Buffer {
+  const first = slices[0];
+  if (first !== undefined) {
+    let end = first.byteOffset + first.length;
+    let contiguous = true;
+    for (let i = 1; i < slices.length && contiguous; i++) {
+      const s = slices[i] as Buffer;
+      contiguous = s.buffer === first.buffer && s.byteOffset === end;
+      end += s.length;
+    }
+    if (contiguous) return Buffer.from(first.buffer, first.byteOffset, end - first.byteOffset);
+  }
   return Buffer.concat(slices, totalLength);
 }
