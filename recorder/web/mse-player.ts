@@ -37,7 +37,8 @@ export class MsePlayer {
   #timer: number | undefined;
   #detached = false;
   readonly #onWaiting = (): void => {
-    if (this.stats.firstFrameAt !== undefined) this.stats.stalls++;
+    // A seek (our own jump to the live edge) waits too; only running out of data is a stall.
+    if (this.stats.firstFrameAt !== undefined && !this.#video.seeking) this.stats.stalls++;
   };
 
   constructor(video: HTMLVideoElement, onFatal: (why: string) => void) {

@@ -5,6 +5,7 @@ import { test, type TestContext } from 'node:test';
 import { SnapshotService } from '../../src/snapshot/snapshot-service.js';
 import { buildApiApp, configCamera, TOKENS, type ApiApp } from '../support/api-app.js';
 import { startApacheCamera, type ApacheCamera } from '../support/apache-camera.js';
+import { waitUntil } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const USER = 'admin';
@@ -38,6 +39,13 @@ async function setUp(t: TestContext, cameras: (cam: ApacheCamera) => Array<Recor
   return { api, camera, clock, get };
 }
 
+/** Apache writes a log line after answering: wait until `n` lines are there (and a moment for extra ones). */
+async function settledLog(camera: ApacheCamera, n: number): Promise<string[]> {
+  await waitUntil(async () => (await camera.accessLog()).length >= n, 3000, `${n} lines in Apache's access log`);
+  await new Promise((r) => setTimeout(r, 150));
+  return camera.accessLog();
+}
+
 function assertClean(api: ApiApp, ...texts: string[]): void {
   for (const text of [api.logText(), ...texts]) assert.ok(!text.includes(PASSWORD), `no camera password in: ${text.slice(0, 300)}`);
 }
@@ -52,20 +60,20 @@ test('1000 concurrent requests share one Digest fetch; the still is cached for 1
     assert.ok(res.rawPayload.equals(f.camera.jpeg), 'the camera bytes, unchanged');
   }
   // Exactly one fetch: Apache's challenge and the authorised request.
-  assert.deepEqual(await f.camera.accessLog(), ['GET /digest/still.jpg 401', 'GET /digest/still.jpg 200']);
+  assert.deepEqual(await settledLog(f.camera, 2), ['GET /digest/still.jpg 401', 'GET /digest/still.jpg 200']);
 
   f.clock.now += 6_000;
   const later = await f.get('front');
   assert.equal(later.statusCode, 200);
   assert.equal(later.headers['cache-control'], 'private, max-age=9');
-  assert.equal((await f.camera.accessLog()).length, 2, 'served from the cache');
+  assert.equal((await settledLog(f.camera, 2)).length, 2, 'served from the cache');
 
   // Expired: one new request, answered up front with the same nonce (nc=00000002), so no new challenge.
   f.clock.now += 9_500;
   const refreshed = await f.get('front');
   assert.equal(refreshed.statusCode, 200);
   assert.equal(refreshed.headers['cache-control'], 'private, max-age=15');
-  assert.deepEqual((await f.camera.accessLog()).slice(2), ['GET /digest/still.jpg 200']);
+  assert.deepEqual((await settledLog(f.camera, 3)).slice(2), ['GET /digest/still.jpg 200']);
   assertClean(f.api);
 });
 
@@ -78,7 +86,7 @@ test('a stale nonce is answered again with the fresh one', async (t) => {
   assert.equal(res.statusCode, 200);
   assert.ok(res.rawPayload.equals(f.camera.jpeg));
   // up-front answer refused as stale (401), then the fresh nonce's answer (200)
-  assert.deepEqual(await f.camera.accessLog(), ['GET /digest/still.jpg 401', 'GET /digest/still.jpg 200', 'GET /digest/still.jpg 401', 'GET /digest/still.jpg 200']);
+  assert.deepEqual(await settledLog(f.camera, 4), ['GET /digest/still.jpg 401', 'GET /digest/still.jpg 200', 'GET /digest/still.jpg 401', 'GET /digest/still.jpg 200']);
   assertClean(f.api);
 });
 
@@ -118,10 +126,13 @@ test('Basic with credentials in snapuri; wrong credentials, HTML, fake and overs
   await expectError('no-snapuri', 404, 'no_snapshot_uri', /no snapshot URL/);
   await expectError('nobody', 404, 'camera_not_found', /not known/);
 
-  // A failure is not cached: asking again asks the camera again.
-  const before = (await f.camera.accessLog()).filter((l) => l.startsWith('GET /open/page.html')).length;
+  // A failure is not cached: asking again asks the camera again. Apache logs a request after
+  // answering it, so the count is awaited rather than read at once.
+  const pageRequests = async (): Promise<number> => (await f.camera.accessLog()).filter((l) => l.startsWith('GET /open/page.html')).length;
+  await waitUntil(async () => (await pageRequests()) === 1, 3000, 'the first HTML request in the access log');
   await expectError('html', 502, 'camera_error', /not an image/);
-  assert.equal((await f.camera.accessLog()).filter((l) => l.startsWith('GET /open/page.html')).length, before + 1);
+  await waitUntil(async () => (await pageRequests()) === 2, 3000, 'the second HTML request reaching the camera');
+  assert.equal(await pageRequests(), 2);
 
   const anonymous = await f.api.app.inject({ method: 'GET', url: '/api/cameras/basic/snapshot' });
   assert.equal(anonymous.statusCode, 401);
