@@ -25,7 +25,7 @@ import { startDatabaseNode } from './database-node.js';
 import { createOperationsNode } from './operations-node.js';
 import { readClusterToken, startJobsNode } from './jobs-node.js';
 import type { ClosedSegment } from './recording/closed-segment.js';
-import { listen } from './server.js';
+import { listen } from './http/server.js';
 
 export interface RecorderDeps {
   config: VigilConfig;

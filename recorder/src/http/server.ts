@@ -1,6 +1,6 @@
 // Listens with the fastify app and closes it with a grace period.
 import type { FastifyInstance } from 'fastify';
-import type { ListenAddress } from './config/listen.js';
+import type { ListenAddress } from '../config/listen.js';
 
 export interface RunningServer {
   /** The address actually bound (port 0 resolves to a real port). */
