@@ -42,6 +42,7 @@ test(`live view in Chromium: token prompt, first frame < 1 s, ${SOAK_SECONDS} s 
   await page.click('#token-form button');
   await page.waitForSelector('video[data-camera="gate"]', { timeout: 10_000 });
   assert.equal(await page.evaluate(() => sessionStorage.getItem('vigil.token')), TOKEN);
+  assert.equal(await page.isVisible('#token-form'), false, 'once the token is accepted the prompt goes away');
 
   const stats = (): Promise<TileStats | undefined> => page.evaluate(() => (window as unknown as { vigilLive?: { stats(): Record<string, unknown> } }).vigilLive?.stats()['gate'] as TileStats | undefined);
   await waitUntil(async () => (await stats())?.firstFrameMs !== undefined, 10_000, 'the first frame');
