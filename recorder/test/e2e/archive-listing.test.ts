@@ -90,6 +90,13 @@ test('listing rules in walk mode: windows, overlap, days on the viewer clock, or
     assert.equal(r.body.error?.details?.parameter, parameter, query);
   }
 
+  // Paths the router itself rejects still get the error body: a broken escape, an over-long id, a traversal.
+  for (const [path, status] of [['/api/archive/%E0%A4%A/segments', 400], [`/api/archive/jobs/${'a'.repeat(120)}`, 414], ['/api/archive/..%2F..%2Fetc/segments', 400]] as const) {
+    const r = await getJson(`${rec.url}${path}`);
+    assert.equal(r.status, status, path);
+    assert.equal(typeof (r.body as { error?: { code?: unknown } }).error?.code, 'string', `${path}: ${JSON.stringify(r.body)}`);
+  }
+
   // The recording camera: today's default window holds exactly one open segment, with its current size.
   await waitUntil(async () => (await getJson(`${rec.url}/api/archive/live-now/current`)).status === 200, 20_000, 'recording');
   const today = await list('', 'live-now');
