@@ -15,14 +15,13 @@
 import { execFileSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rm, statfs, stat, utimes, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { clkTck, descendants } from './lib/proc.js';
+import { freePort } from './lib/net.js';
 
 export const description =
   'archive jobs: export of 4 h vs `cat` of the same files (target ≥ 50 % of the copy speed); time-lapse of 1 h at speed 60 vs the plain full-decode ffmpeg command (target ≥ 3× faster)';
@@ -97,14 +96,6 @@ async function withChildCpu(pid, fn) {
   const out = await fn();
   const b = reapedChildCpu(pid);
   return { ...out, cpu_user_s: r2(b.user - a.user), cpu_sys_s: r2(b.sys - a.sys) };
-}
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Runs a tool to completion (tracked: stopped on ctrl-C); returns wall seconds. Throws with its stderr on failure. */

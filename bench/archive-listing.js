@@ -4,8 +4,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { readRssKiB } from './lib/proc.js';
+import { freePort } from './lib/net.js';
 
 export const description =
   'archive listing: one-day listing with days, p50/p99, walk and database modes, 1 camera × 365 days and 20 cameras × 30 days of 1-minute segments; start-up walk of 1.39 M files';
@@ -47,14 +46,6 @@ export const defaults = {
 
 function log(msg) {
   process.stderr.write(`[archive] ${msg}\n`);
-}
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Deterministic PRNG (mulberry32): the same days are listed in every run. */

@@ -1,12 +1,12 @@
 // Benchmark "live": recorder CPU per live WebSocket viewer (1, 10, 50 ws clients in a separate process) and
 // camera-to-screen latency p50/p95 read from a time-stamped camera in a headless Chromium tile meanwhile.
-import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { descendants, WindowSampler } from './lib/proc.js';
+import { freePort } from './lib/net.js';
 
 export const description =
   'live view: recorder CPU per WebSocket viewer (1, 10, 50) and stamped camera-to-Chromium latency p50/p95 (720p, 2 Mbps, GOP 2 s)';
@@ -26,14 +26,6 @@ export const defaults = {
 
 function log(msg) {
   process.stderr.write(`[live] ${msg}\n`);
-}
-
-async function freePort() {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 function percentile(values, p) {
