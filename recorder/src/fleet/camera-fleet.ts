@@ -1,16 +1,12 @@
 // Every camera this node records: follows the registry, applies start/stop requests, shuts down cleanly.
 import type { Logger } from 'pino';
 import type { Camera } from '../cameras/camera.js';
+import { CameraNotFoundError } from '../cameras/camera-errors.js';
 import type { CameraRegistry } from '../cameras/registry.js';
 import { CameraRuntime, type CameraRuntimeDeps } from './camera-runtime.js';
 
 export type CameraState = 'recording' | 'stalled' | 'stopped';
 
-export class CameraNotFoundError extends Error {
-  constructor(readonly cameraId: string) {
-    super(`camera ${cameraId} is not known on this node`);
-  }
-}
 
 export class CameraFleet {
   readonly #registry: CameraRegistry;

@@ -1,12 +1,16 @@
 // Maps everything a route throws to the error body; validation failures name the offending field.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { CameraNotFoundError } from '../cameras/camera-errors.js';
 import { formatPath } from '../config/load.js';
 import { redactText } from '../util/redact.js';
 import { ApiError, errorBody, ERROR_CATALOGUE } from './error-catalogue.js';
 
 export function installErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler((err: FastifyError | ApiError, req, reply) => {
+  app.setErrorHandler((err: FastifyError | ApiError | CameraNotFoundError, req, reply) => {
+    if (err instanceof CameraNotFoundError) {
+      return reply.status(404).send(errorBody('camera_not_found', err.message));
+    }
     if (err instanceof ApiError) {
       if (err.code === 'unauthorized') void reply.header('WWW-Authenticate', 'Bearer realm="vigil"');
       return reply.status(err.status).send(errorBody(err.code, err.message, err.details));

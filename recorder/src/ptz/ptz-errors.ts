@@ -1,12 +1,5 @@
 // Typed failures of a PTZ command; the HTTP layer maps each to a status and error code.
 
-export class PtzCameraNotFoundError extends Error {
-  constructor(readonly cameraId: string) {
-    super(`camera ${cameraId} is not known on this node`);
-    this.name = 'PtzCameraNotFoundError';
-  }
-}
-
 export class PtzDisabledError extends Error {
   constructor(readonly cameraId: string) {
     super(`PTZ is disabled for camera ${cameraId} (ptz: false)`);

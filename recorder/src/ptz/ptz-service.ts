@@ -5,7 +5,8 @@ import { redactText } from '../util/redact.js';
 import { OnvifDevicePool, type ConnectDevice } from './device-pool.js';
 import { OnvifDevice, type PtzDevice, type Velocity } from './onvif-device.js';
 import { onvifTarget, type OnvifTarget } from './onvif-target.js';
-import { PtzCameraNotFoundError, PtzCommandError, PtzDisabledError } from './ptz-errors.js';
+import { CameraNotFoundError } from '../cameras/camera-errors.js';
+import { PtzCommandError, PtzDisabledError } from './ptz-errors.js';
 
 /** Each ONVIF request; a whole command (connect included) gets twice that before it counts as failed. */
 export const ONVIF_REQUEST_TIMEOUT_MS = 5_000;
@@ -66,7 +67,7 @@ export class PtzService {
 
   async #run(cameraId: string, what: string, command: (device: PtzDevice) => Promise<void>): Promise<void> {
     const camera = this.#cameras.get(cameraId);
-    if (camera === undefined) throw new PtzCameraNotFoundError(cameraId);
+    if (camera === undefined) throw new CameraNotFoundError(cameraId);
     if (!camera.ptz) throw new PtzDisabledError(cameraId);
     const target = onvifTarget(camera);
     try {

@@ -1,12 +1,5 @@
 // Typed failures of a snapshot request; the HTTP layer maps each to a status and error code.
 
-export class SnapshotCameraNotFoundError extends Error {
-  constructor(readonly cameraId: string) {
-    super(`camera ${cameraId} is not known on this node`);
-    this.name = 'SnapshotCameraNotFoundError';
-  }
-}
-
 export class NoSnapshotUriError extends Error {
   constructor(readonly cameraId: string) {
     super(`camera ${cameraId} has no snapshot URL (snapuri)`);

@@ -5,7 +5,8 @@ import { redactText, urlCredentials } from '../util/redact.js';
 import type { AuthSession, Credentials } from './digest-auth.js';
 import { SingleFlightCache, type CachedValue } from './still-cache.js';
 import { StillFetcher, type Still, type StillFetcherOptions } from './still-fetcher.js';
-import { NoSnapshotUriError, SnapshotCameraNotFoundError } from './snapshot-errors.js';
+import { CameraNotFoundError } from '../cameras/camera-errors.js';
+import { NoSnapshotUriError } from './snapshot-errors.js';
 
 export const SNAPSHOT_CACHE_MS = 15_000;
 
@@ -53,10 +54,10 @@ export class SnapshotService {
     this.#observer = opts.observer;
   }
 
-  /** Throws SnapshotCameraNotFoundError, NoSnapshotUriError, CameraAnswerError or CameraTimeoutError. */
+  /** Throws CameraNotFoundError, NoSnapshotUriError, CameraAnswerError or CameraTimeoutError. */
   async snapshot(cameraId: string): Promise<CachedValue<Still>> {
     const camera = this.#cameras.get(cameraId);
-    if (camera === undefined) throw new SnapshotCameraNotFoundError(cameraId);
+    if (camera === undefined) throw new CameraNotFoundError(cameraId);
     if (camera.snapuri === undefined) throw new NoSnapshotUriError(cameraId);
     const snapuri = camera.snapuri;
     let fetched = false;

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CAMERA_ID_PATTERN } from '../../config/schema.js';
-import { PtzCameraNotFoundError, PtzCommandError, PtzDisabledError, PtzNoCredentialsError } from '../../ptz/ptz-errors.js';
+import { PtzCommandError, PtzDisabledError, PtzNoCredentialsError } from '../../ptz/ptz-errors.js';
 import type { TokenAuthenticator } from '../auth.js';
 import { ApiError } from '../error-catalogue.js';
 import { errorResponse } from '../schemas.js';
@@ -89,7 +89,6 @@ function movementError(err: Error & { validation?: unknown }): ApiError | undefi
 }
 
 function toApiError(err: unknown): unknown {
-  if (err instanceof PtzCameraNotFoundError) return new ApiError('camera_not_found', err.message);
   if (err instanceof PtzDisabledError) return new ApiError('ptz_disabled', err.message);
   if (err instanceof PtzNoCredentialsError) return new ApiError('ptz_no_credentials', err.message);
   if (err instanceof PtzCommandError) return new ApiError('ptz_failed', err.message);

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CAMERA_ID_PATTERN } from '../../config/schema.js';
-import { CameraAnswerError, CameraTimeoutError, NoSnapshotUriError, SnapshotCameraNotFoundError } from '../../snapshot/snapshot-errors.js';
+import { CameraAnswerError, CameraTimeoutError, NoSnapshotUriError } from '../../snapshot/snapshot-errors.js';
 import type { TokenAuthenticator } from '../auth.js';
 import { ApiError } from '../error-catalogue.js';
 
@@ -43,7 +43,6 @@ export const snapshotRoutes: FastifyPluginAsyncZod<SnapshotRouteOptions> = async
 };
 
 function toApiError(id: string, err: unknown): unknown {
-  if (err instanceof SnapshotCameraNotFoundError) return new ApiError('camera_not_found', err.message);
   if (err instanceof NoSnapshotUriError) return new ApiError('no_snapshot_uri', err.message);
   if (err instanceof CameraTimeoutError) return new ApiError('camera_timeout', `camera ${id}: ${err.message}`);
   if (err instanceof CameraAnswerError) return new ApiError('camera_error', `camera ${id}: ${err.message}`);
