@@ -1,5 +1,5 @@
 // Whose calendar dates days and timestamps: the viewer's fixed UTC offset, or the node's own time zone.
-import { formatIsoWithOffset, nodeOffsetMinutes } from '../util/iso-time.js';
+import { formatIsoWithOffset, nodeOffsetMinutes, pad, utcDay } from '../util/iso-time.js';
 
 const DAY_MS = 86_400_000;
 
@@ -16,21 +16,12 @@ export interface DayClock {
   readonly sqlZone: { offsetMinutes: number } | { zone: string };
 }
 
-function pad(n: number): string {
-  return String(n).padStart(2, '0');
-}
-
-function utcDayString(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-}
-
 /** A viewer's clock: `tz_offset_minutes` ahead of UTC all year. */
 export function fixedOffsetClock(offsetMinutes: number): DayClock {
   const off = offsetMinutes * 60_000;
   return {
     offsetAt: () => offsetMinutes,
-    dayOf: (ms) => utcDayString(ms + off),
+    dayOf: (ms) => utcDay(new Date(ms + off)),
     startOfDay: (ms) => Math.floor((ms + off) / DAY_MS) * DAY_MS - off,
     format: (ms) => formatIsoWithOffset(new Date(ms), offsetMinutes),
     sqlZone: { offsetMinutes },

@@ -1,4 +1,5 @@
 // Turns the listing's from / to / tz_offset_minutes into a checked window and the clock that dates days.
+import { integerFromText } from '../util/integer-text.js';
 import { ListingQueryError } from './archive-errors.js';
 import { fixedOffsetClock, type DayClock } from './day-clock.js';
 
@@ -21,10 +22,11 @@ export interface ListingWindow {
 
 function integerParam(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^-?\d{1,15}$/.test(value.trim())) {
+  const n = integerFromText(value);
+  if (n === undefined) {
     throw new ListingQueryError('invalid_parameter', name, `${name} must be an integer${name === 'tz_offset_minutes' ? '' : ' (epoch seconds)'}, got "${value.slice(0, 40)}"`);
   }
-  return Number(value.trim());
+  return n;
 }
 
 /**

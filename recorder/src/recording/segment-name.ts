@@ -1,5 +1,7 @@
 // Segment file naming: <camera>/<YYYY-MM-DD>/<camera>_<YYYYMMDDTHHMMSSZ>_<sequence>.mp4, dates in UTC.
 
+import { compactUtc, utcDay } from '../util/iso-time.js';
+
 const NAME_PATTERN = /^(.+)_(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z_(\d+)\.mp4$/;
 
 export interface SegmentName {
@@ -8,20 +10,6 @@ export interface SegmentName {
   sequence: number;
 }
 
-function pad(n: number, width = 2): string {
-  return String(n).padStart(width, '0');
-}
-
-export function utcDay(d: Date): string {
-  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-}
-
-function compactUtc(d: Date): string {
-  return (
-    `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}` +
-    `T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`
-  );
-}
 
 /** Path relative to record_path, with forward slashes. */
 export function segmentRelativePath(cameraId: string, start: Date, sequence: number): string {

@@ -1,7 +1,18 @@
-// ISO 8601 timestamps carrying a UTC offset: the viewer's when given, else the node's own.
+// Calendar and ISO 8601 renderings of instants: UTC dates, compact UTC stamps, times with an offset.
 
-function pad(n: number, width = 2): string {
+/** Two (or `width`) digits of a non-negative integer part. */
+export function pad(n: number, width = 2): string {
   return String(Math.trunc(Math.abs(n))).padStart(width, '0');
+}
+
+/** YYYY-MM-DD in UTC. */
+export function utcDay(d: Date): string {
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+}
+
+/** YYYYMMDDTHHMMSSZ, as in segment and download file names. */
+export function compactUtc(d: Date): string {
+  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}${pad(d.getUTCSeconds())}Z`;
 }
 
 /** The node's offset from UTC at that instant, in minutes (positive east of Greenwich). */

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AssemblePart, JobKind, JobRecord } from '../../jobs/job-record.js';
 import type { TokenAuthenticator } from '../auth.js';
+import { integerFromText } from '../../util/integer-text.js';
 import { ApiError } from '../error-catalogue.js';
 import { cameraIdParam, errorResponse } from '../schemas.js';
 
@@ -41,8 +42,9 @@ function integer(name: string, value: string | undefined, required: boolean): nu
     if (required) throw new ApiError('invalid_parameter', `${name} is required (integer epoch seconds)`, { parameter: name });
     return undefined;
   }
-  if (!/^-?\d{1,15}$/.test(value)) throw new ApiError('invalid_parameter', `${name} must be an integer, got "${value.slice(0, 40)}"`, { parameter: name });
-  return Number(value);
+  const n = integerFromText(value);
+  if (n === undefined) throw new ApiError('invalid_parameter', `${name} must be an integer, got "${value.slice(0, 40)}"`, { parameter: name });
+  return n;
 }
 
 function checkWindow(from: number, to: number): void {
@@ -73,7 +75,7 @@ export const archiveJobRoutes: FastifyPluginAsyncZod<JobRouteOptions> = async (a
     if (!(await jobs.mediaToolAvailable())) throw new ApiError('media_tool_missing');
   };
   const speedOf = (raw: string | number | undefined): number => {
-    const speed = typeof raw === 'number' ? raw : raw === undefined ? NaN : /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
+    const speed = typeof raw === 'number' ? raw : raw === undefined ? NaN : (integerFromText(raw) ?? NaN);
     if (!Number.isInteger(speed) || speed < 2 || speed > 120) throw new ApiError('invalid_speed', `speed must be an integer from 2 to 120, got ${raw === undefined ? 'nothing' : JSON.stringify(raw)}`, { parameter: 'speed' });
     return speed;
   };

@@ -4,20 +4,17 @@ import { stat } from 'node:fs/promises';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { publicJob, type JobRecord } from '../../jobs/job-record.js';
-import { ApiError } from '../error-catalogue.js';
+import { compactUtc } from '../../util/iso-time.js';
+import { ApiError, errorBody } from '../error-catalogue.js';
 import { parseByteRange } from '../byte-range.js';
 import { errorResponse } from '../schemas.js';
 import type { JobRouteOptions } from './archive-jobs.js';
 
 const jobParam = z.object({ job_id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, { message: 'is not a job id' }) });
 
-function compactUtc(epochSeconds: number): string {
-  return new Date(epochSeconds * 1000).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
-}
-
 export function resultFileName(job: JobRecord): string {
   const kind = job.kind === 'timelapse' ? `_timelapse-x${job.speed ?? ''}` : '';
-  const window = job.from > 0 && job.to > 0 ? `_${compactUtc(job.from)}-${compactUtc(job.to)}` : `_${job.job_id}`;
+  const window = job.from > 0 && job.to > 0 ? `_${compactUtc(new Date(job.from * 1000))}-${compactUtc(new Date(job.to * 1000))}` : `_${job.job_id}`;
   return `${job.camera_id}${window}${kind}.mp4`;
 }
 
@@ -58,7 +55,7 @@ export const jobStatusRoutes: FastifyPluginAsyncZod<JobRouteOptions> = async (ap
       const size = (await stat(path)).size;
       const range = parseByteRange(req.headers.range, size);
       if (range.kind === 'unsatisfiable') {
-        return reply.status(416).header('Content-Range', `bytes */${size}`).send(errorResponseBody(size));
+        return reply.status(416).header('Content-Range', `bytes */${size}`).send(errorBody('range_not_satisfiable', `the range is outside the ${size}-byte result`));
       }
       const disposition = req.query.download === '1' ? 'attachment' : 'inline';
       void reply
@@ -77,7 +74,3 @@ export const jobStatusRoutes: FastifyPluginAsyncZod<JobRouteOptions> = async (ap
     },
   );
 };
-
-function errorResponseBody(size: number): z.infer<typeof errorResponse> {
-  return { error: { code: 'range_not_satisfiable', message: `the range is outside the ${size}-byte result` } };
-}
