@@ -16,6 +16,9 @@ export interface ArchiveJobDeps {
 
 const OUTPUT_FPS = 30;
 
+/** Stream copy into one MP4 with its index up front (export and assembled exports). */
+export const COPY_OUTPUT_ARGS = ['-map', '0:v:0', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4'];
+
 /** The time-lapse encoding of the spec: PTS / speed, 30 fps, at most 1280 px wide, x264 veryfast CRF 23, no audio. */
 export function timelapseOutputArgs(speed: number): string[] {
   return [
@@ -44,7 +47,8 @@ function windowBytes(files: readonly WindowFile[], fromMs: number, toMs: number)
   return bytes;
 }
 
-async function produce(ctx: JobRunContext, mediaTool: string, inputArgs: string[], outputArgs: string[], expectedSeconds: number): Promise<void> {
+/** Runs the tool into a temporary file and renames it to the result only when it succeeded. */
+export async function produce(ctx: JobRunContext, mediaTool: string, inputArgs: string[], outputArgs: string[], expectedSeconds: number): Promise<void> {
   const tmp = `${ctx.resultPath}.tmp`;
   try {
     await runMediaTool(mediaTool, { args: [...inputArgs, ...outputArgs, '-y', tmp], expectedSeconds, onProgress: ctx.progress, signal: ctx.signal });
@@ -61,7 +65,7 @@ export function exportRunner(deps: ArchiveJobDeps): JobRunner {
     const files = await collectWindowFiles(deps.archive, job.camera_id, fromMs, toMs, ctx.scratchDir);
     await ensureSpace(deps.workDir, windowBytes(files, fromMs, toMs), deps.minFreeBytes);
     const { listPath, seconds } = await writeConcatList(files, fromMs, toMs, ctx.scratchDir);
-    await produce(ctx, deps.mediaTool, ['-f', 'concat', '-safe', '0', '-i', listPath], ['-map', '0:v:0', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4'], seconds);
+    await produce(ctx, deps.mediaTool, ['-f', 'concat', '-safe', '0', '-i', listPath], COPY_OUTPUT_ARGS, seconds);
   };
 }
 
@@ -71,7 +75,7 @@ export function timelapseRunner(deps: ArchiveJobDeps): JobRunner {
     const fromMs = job.from * 1000;
     const toMs = job.to * 1000;
     const files = await collectWindowFiles(deps.archive, job.camera_id, fromMs, toMs, ctx.scratchDir);
-    // The output is small next to the input: a generous estimate is a fifth of the input per speed.
+    // The output holds 1/speed of the input's time, re-encoded: the input bytes / speed is a generous estimate.
     await ensureSpace(deps.workDir, windowBytes(files, fromMs, toMs) / speed, deps.minFreeBytes);
     const { listPath, seconds } = await writeConcatList(files, fromMs, toMs, ctx.scratchDir);
     // 30 output frames per second need 30 × speed input frames per input second… or, once speed is

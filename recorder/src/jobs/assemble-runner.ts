@@ -4,12 +4,10 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { request } from 'undici';
-import { ensureSpace, timelapseOutputArgs } from './archive-job-runners.js';
+import { COPY_OUTPUT_ARGS, ensureSpace, produce, timelapseOutputArgs } from './archive-job-runners.js';
 import { writePlainConcatList } from './export-plan.js';
 import type { JobRunContext, JobRunner } from './job-queue.js';
 import { JobFailure, type AssemblePart, type JobRecord } from './job-record.js';
-import { runMediaTool } from './media-tool.js';
-import { rename, rm } from 'node:fs/promises';
 
 export interface AssembleDeps {
   mediaTool: string;
@@ -53,18 +51,7 @@ export function assembleRunner(deps: AssembleDeps): JobRunner {
     ctx.progress(0.5);
     await ensureSpace(deps.workDir, 0, deps.minFreeBytes);
     const listPath = await writePlainConcatList(files, ctx.scratchDir);
-    const tmp = `${ctx.resultPath}.tmp`;
-    const output = job.kind === 'timelapse' ? timelapseOutputArgs(job.speed ?? 2) : ['-map', '0:v:0', '-map', '0:a?', '-c', 'copy', '-movflags', '+faststart', '-f', 'mp4'];
-    try {
-      await runMediaTool(deps.mediaTool, {
-        args: ['-f', 'concat', '-safe', '0', '-i', listPath, ...output, '-y', tmp],
-        expectedSeconds: 0,
-        onProgress: () => undefined,
-        signal: ctx.signal,
-      });
-      await rename(tmp, ctx.resultPath);
-    } finally {
-      await rm(tmp, { force: true });
-    }
+    const output = job.kind === 'timelapse' ? timelapseOutputArgs(job.speed ?? 2) : COPY_OUTPUT_ARGS;
+    await produce(ctx, deps.mediaTool, ['-f', 'concat', '-safe', '0', '-i', listPath], output, 0);
   };
 }
