@@ -78,7 +78,8 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   registry.publish(FILE_SOURCE, camerasFromConfig(config));
   await db?.startCameraSource();
 
-  const isOpen = (filename: string): boolean => fleet.runtimes().some((rt) => rt.currentSegment()?.filename === filename);
+  // Called once per walked file: look only at the camera the path names (its first component).
+  const isOpen = (filename: string): boolean => fleet.runtime(filename.slice(0, filename.indexOf('/')))?.currentSegment()?.filename === filename;
   const catalog = new ArchiveCatalog({
     recordPath: config.record_path,
     index,
