@@ -17,11 +17,11 @@ import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { copyFile, mkdir, open, readdir, rm, statfs, stat, utimes, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { clkTck, descendants } from './lib/proc.js';
 import { freePort } from './lib/net.js';
+import { watchRecorderOutput } from './lib/recorder-output.js';
 
 export const description =
   'archive jobs: export of 4 h vs `cat` of the same files (target ≥ 50 % of the copy speed); time-lapse of 1 h at speed 60 vs the plain full-decode ffmpeg command (target ≥ 3× faster)';
@@ -191,36 +191,16 @@ async function startRecorder(dir, recordPath) {
     env: { ...process.env, TZ: 'UTC' },
     name: 'vigil-recorder-jobs',
   });
-  const tail = [];
-  const events = { listening: false, walk: undefined, fatal: undefined };
-  const keep = (line) => {
-    tail.push(line);
-    if (tail.length > 40) tail.shift();
-  };
-  createInterface({ input: child.stderr }).on('line', (line) => {
-    keep(line);
-    if (line.startsWith('vigil-recorder:')) events.fatal ??= line;
-  });
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    keep(line);
-    let rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (typeof rec.msg === 'string' && rec.msg.startsWith('listening on')) events.listening = true;
-    if (rec.msg === 'archive walk finished') events.walk = { segments: rec.segments, ms: rec.ms };
-  });
-  const deadline = Date.now() + 60_000;
-  while (!events.listening || events.walk === undefined) {
-    if (events.fatal !== undefined || child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
-      await stopTracked(child, { graceMs: 5000 });
-      throw new Error(`recorder did not start (${events.fatal ?? 'exited or timed out'}):\n${tail.join('\n')}`);
-    }
-    await sleep(50);
+  const { waitFor, tail } = watchRecorderOutput(child, 'jobs');
+  let walk;
+  try {
+    await waitFor('listening', 60_000);
+    walk = await waitFor('walk', 60_000);
+  } catch (err) {
+    await stopTracked(child, { graceMs: 5000 });
+    throw err;
   }
-  return { child, base: `http://127.0.0.1:${port}`, workDir, walk: events.walk, tail, stop: () => stopTracked(child, { graceMs: 15_000 }) };
+  return { child, base: `http://127.0.0.1:${port}`, workDir, walk, tail, stop: () => stopTracked(child, { graceMs: 15_000 }) };
 }
 
 /** The command line of the recorder's media tool child, if one runs now. */

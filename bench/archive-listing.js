@@ -6,12 +6,12 @@ import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { readRssKiB } from './lib/proc.js';
 import { freePort } from './lib/net.js';
+import { watchRecorderOutput } from './lib/recorder-output.js';
 
 export const description =
   'archive listing: one-day listing with days, p50/p99, walk and database modes, 1 camera × 365 days and 20 cameras × 30 days of 1-minute segments; start-up walk of 1.39 M files';
@@ -257,46 +257,7 @@ async function startRecorder({ dir, label, recordPath, databaseUrl, cpuProf }) {
     env: { ...process.env, TZ: 'UTC' },
     name: `vigil-recorder-${label}`,
   });
-  const tail = [];
-  const keep = (line) => {
-    tail.push(line);
-    if (tail.length > 40) tail.shift();
-  };
-  const events = { listening: undefined, walk: undefined, fatal: undefined };
-  let wake = () => undefined;
-  createInterface({ input: child.stderr }).on('line', (line) => {
-    keep(line);
-    // bin/vigil-recorder.js reports a failed start on stderr (the process may linger while the walk runs on).
-    if (line.startsWith('vigil-recorder:')) events.fatal ??= line;
-    wake();
-  });
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    keep(line);
-    let rec;
-    try {
-      rec = JSON.parse(line);
-    } catch {
-      return;
-    }
-    const at = performance.now();
-    if (events.listening === undefined && typeof rec.msg === 'string' && rec.msg.startsWith('listening on')) events.listening = { at, order: events.walk === undefined ? 'before_walk_end' : 'after_walk_end' };
-    if (events.walk === undefined && rec.msg === 'archive walk finished') events.walk = { at, cameras: rec.cameras, segments: rec.segments, ms: rec.ms };
-    wake();
-  });
-  const exited = () => child.exitCode !== null || child.signalCode !== null;
-  const waitFor = async (key, timeoutMs) => {
-    const deadline = Date.now() + timeoutMs;
-    while (events[key] === undefined) {
-      if (events.fatal !== undefined) throw new Error(`recorder ${label} failed to start: ${events.fatal}\n${tail.join('\n')}`);
-      if (exited()) throw new Error(`recorder ${label} exited (code ${child.exitCode}, signal ${child.signalCode}):\n${tail.join('\n')}`);
-      if (Date.now() > deadline) throw new Error(`recorder ${label}: no "${key}" within ${timeoutMs / 1000} s:\n${tail.join('\n')}`);
-      await new Promise((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, 200);
-      });
-    }
-    return events[key];
-  };
+  const { events, waitFor, tail } = watchRecorderOutput(child, label);
   return { child, base: `http://127.0.0.1:${port}`, spawnedAt, events, waitFor, tail, stop: () => stopTracked(child, { graceMs: 15_000 }) };
 }
 
