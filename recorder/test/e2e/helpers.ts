@@ -26,7 +26,7 @@ export async function fileSize(path: string): Promise<number> {
 }
 
 export async function getJson(url: string, token?: string): Promise<{ status: number; body: unknown; headers: Headers }> {
-  const res = await fetch(url, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+  const res = await fetch(url, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(15_000) });
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -40,7 +40,7 @@ export async function getJson(url: string, token?: string): Promise<{ status: nu
 export async function postJson(url: string, payload: unknown, token?: string): Promise<{ status: number; body: unknown }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-  const res = await fetch(url, { method: 'POST', headers, body: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+  const res = await fetch(url, { method: 'POST', headers, body: typeof payload === 'string' ? payload : JSON.stringify(payload), signal: AbortSignal.timeout(30_000) });
   const text = await res.text();
   let body: unknown = text;
   try {
