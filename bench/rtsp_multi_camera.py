@@ -31,6 +31,7 @@ from gi.repository import Gst, GstRtspServer  # noqa: E402
 # The server scaffolding (bind, READY, signals, --watch-stdin) is shared with the test fixtures.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "recorder", "test", "fixtures"))
 sys.dont_write_bytecode = True  # no __pycache__ next to the fixtures
+from rtsp_looped_file import looped_file_launch, restamp_media  # noqa: E402
 from rtsp_serve import serve  # noqa: E402
 
 
@@ -55,50 +56,16 @@ def parse_args(argv):
     return args
 
 
-def file_launch(path, fps):
-    loc = path.replace("%", "%%").replace("\\", "\\\\").replace('"', '\\"')
-    return (
-        '( multifilesrc location="{loc}" loop=true '
-        'caps="video/x-h264,stream-format=byte-stream,framerate={fps}/1" '
-        "! h264parse name=restamp "
-        "! video/x-h264,stream-format=byte-stream,alignment=au "
-        "! clocksync "
-        "! rtph264pay name=pay0 pt=96 config-interval=1 )"
-    ).format(loc=loc, fps=fps)
-
-
-class Restamper:
-    """Rewrites PTS/DTS of the parsed access units from a frame counter."""
-
-    def __init__(self, fps):
-        self.frame = 0
-        self.fps = fps
-        self.duration = Gst.util_uint64_scale_int(1, Gst.SECOND, fps)
-
-    def probe(self, _pad, info):
-        buf = info.get_buffer()
-        if buf is None:
-            return Gst.PadProbeReturn.OK
-        ts = Gst.util_uint64_scale_int(self.frame, Gst.SECOND, self.fps)
-        buf.pts = ts
-        buf.dts = ts
-        buf.duration = self.duration
-        self.frame += 1
-        return Gst.PadProbeReturn.OK
-
-
 class Factory(GstRtspServer.RTSPMediaFactory):
     def __init__(self, path, fps):
         super().__init__()
         self.fps = fps
-        self.set_launch(file_launch(path, fps))
+        self.set_launch(looped_file_launch(path, fps))
         self.set_shared(True)
         self.connect("media-configure", self.on_media_configure)
 
     def on_media_configure(self, _factory, media):
-        parser = media.get_element().get_by_name("restamp")
-        if parser is not None:
-            parser.get_static_pad("src").add_probe(Gst.PadProbeType.BUFFER, Restamper(self.fps).probe)
+        restamp_media(media, self.fps)
 
 
 def main(argv):
