@@ -1,5 +1,6 @@
 // Versioned schema migrations, applied in order at start-up under an advisory lock.
 import type pg from 'pg';
+import { withClient } from './pool.js';
 
 export interface Migration {
   version: number;
@@ -110,29 +111,29 @@ export const MIGRATIONS: readonly Migration[] = [
 
 /** Applies the migrations not yet recorded in schema_migrations; returns the versions applied. */
 export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
-  const client = await pool.connect();
-  const applied: number[] = [];
-  try {
-    // One migrating node at a time: the others wait here, then find nothing left to do.
-    await client.query('SELECT pg_advisory_lock(7147001)');
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
-    const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
-    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (done.has(m.version)) continue;
-      await client.query('BEGIN');
-      try {
-        await client.query(m.sql);
-        await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
-        await client.query('COMMIT');
-        applied.push(m.version);
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+  return withClient(pool, async (client) => {
+    const applied: number[] = [];
+    try {
+      // One migrating node at a time: the others wait here, then find nothing left to do.
+      await client.query('SELECT pg_advisory_lock(7147001)');
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+      const done = new Set((await client.query<{ version: number }>('SELECT version FROM schema_migrations')).rows.map((r) => r.version));
+      for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (done.has(m.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(m.sql);
+          await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+          await client.query('COMMIT');
+          applied.push(m.version);
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+        }
       }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(7147001)').catch(() => undefined);
     }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock(7147001)').catch(() => undefined);
-    client.release();
-  }
-  return applied;
+    return applied;
+  });
 }
