@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { clkTck, descendants } from './lib/proc.js';
-import { freePort } from './lib/net.js';
+import { freePort } from '@vigil/testing/net';
 import { watchRecorderOutput } from './lib/recorder-output.js';
 
 export const description =

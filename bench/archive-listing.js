@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { readRssKiB } from './lib/proc.js';
-import { freePort } from './lib/net.js';
+import { freePort } from '@vigil/testing/net';
 import { watchRecorderOutput } from './lib/recorder-output.js';
 
 export const description =
@@ -409,7 +409,7 @@ export async function run(opts, emit) {
     }
 
     if (opts.modes.includes('database')) {
-      const { startTestPostgres } = await import(join(DIST, 'test', 'support', 'postgres.js'));
+      const { startTestPostgres } = await import('@vigil/testing/postgres');
       const { MIGRATIONS, migrate } = await import(join(DIST, 'src', 'db', 'migrations.js'));
       const pg = (await import('pg')).default;
       const t0 = performance.now();

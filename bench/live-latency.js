@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { descendants, WindowSampler } from './lib/proc.js';
-import { freePort } from './lib/net.js';
+import { freePort } from '@vigil/testing/net';
 
 export const description =
   'live view: recorder CPU per WebSocket viewer (1, 10, 50) and stamped camera-to-Chromium latency p50/p95 (720p, 2 Mbps, GOP 2 s)';
@@ -14,7 +14,6 @@ export const description =
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const RECORDER_BIN = join(ROOT, 'recorder', 'bin', 'vigil-recorder.js');
-const SUPPORT = join(ROOT, 'recorder', 'dist', 'test', 'support');
 const STREAM = { width: 1280, height: 720, fps: 25, gop: 50, bitrateKbps: 2000 };
 
 export const defaults = {
@@ -69,8 +68,8 @@ async function startViewers(count, url) {
 }
 
 export async function run(opts, emit) {
-  const { startStampCamera } = await import(join(SUPPORT, 'stamp-camera.js'));
-  const { installStampReader } = await import(join(SUPPORT, 'browser.js'));
+  const { startStampCamera } = await import('@vigil/testing/stamp-camera');
+  const { installStampReader } = await import('@vigil/testing/browser');
   const { chromium } = await import('playwright-core');
   const dir = await makeTempDir('vigil-bench-live-');
   const camera = await startStampCamera(STREAM);

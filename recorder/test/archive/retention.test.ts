@@ -9,7 +9,7 @@ import { RetentionCleaner } from '../../src/archive/retention.js';
 import { SegmentIndex } from '../../src/archive/segment-index.js';
 import type { ClosedSegment } from '../../src/recording/closed-segment.js';
 import { segmentRelativePath } from '../../src/recording/segment-name.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const HOUR = 3_600_000;

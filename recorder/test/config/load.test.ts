@@ -4,7 +4,7 @@ import { writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 
 async function write(dir: string, name: string, text: string): Promise<string> {
   const path = join(dir, name);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { createPool, withClient } from '../../src/db/pool.js';
-import { startTestPostgres } from '../support/postgres.js';
+import { startTestPostgres } from '@vigil/testing/postgres';
 
 test('the server stopping while a client is checked out is an error of the next query, not a crash', { timeout: 60_000 }, async (t) => {
   const server = await startTestPostgres();

@@ -3,11 +3,12 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { probe } from '../support/media-probe.js';
-import { waitUntil } from '../support/processes.js';
+import { probe } from '@vigil/testing/media-probe';
+import { waitUntil } from '@vigil/testing/processes';
 import { sha256, startRecorderProcess } from '../support/recorder-process.js';
-import { freePort, startRtspCamera } from '../support/rtsp-camera.js';
-import { tempDir } from '../support/temp-dir.js';
+import { freePort } from '@vigil/testing/net';
+import { startRtspCamera } from '@vigil/testing/rtsp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { segmentFiles } from './helpers.js';
 import { submit, waitForJob } from './jobs-helpers.js';
 

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import pg from 'pg';
 import { segmentRelativePath } from '../../src/recording/segment-name.js';
-import { startTestPostgres } from '../support/postgres.js';
-import { waitUntil } from '../support/processes.js';
+import { startTestPostgres } from '@vigil/testing/postgres';
+import { waitUntil } from '@vigil/testing/processes';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson } from './helpers.js';
 
 const S = (iso: string): number => Date.parse(iso) / 1000;

@@ -4,11 +4,11 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
-import { waitUntil } from '../support/processes.js';
-import { startTestPostgres } from '../support/postgres.js';
+import { waitUntil } from '@vigil/testing/processes';
+import { startTestPostgres } from '@vigil/testing/postgres';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { startRtspCamera } from '../support/rtsp-camera.js';
-import { tempDir } from '../support/temp-dir.js';
+import { startRtspCamera } from '@vigil/testing/rtsp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson, segmentFiles } from './helpers.js';
 
 interface Listing {

@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { access, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { probe, topLevelBoxes } from '../support/media-probe.js';
-import { waitUntil } from '../support/processes.js';
+import { probe, topLevelBoxes } from '@vigil/testing/media-probe';
+import { waitUntil } from '@vigil/testing/processes';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { startRtspCamera } from '../support/rtsp-camera.js';
-import { tempDir } from '../support/temp-dir.js';
+import { startRtspCamera } from '@vigil/testing/rtsp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson, segmentFiles } from './helpers.js';
 import { job, slowMediaTool, submit, waitForJob } from './jobs-helpers.js';
 

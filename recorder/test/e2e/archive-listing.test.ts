@@ -4,9 +4,9 @@ import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { segmentRelativePath } from '../../src/recording/segment-name.js';
-import { waitUntil } from '../support/processes.js';
+import { waitUntil } from '@vigil/testing/processes';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson } from './helpers.js';
 
 interface Listing {

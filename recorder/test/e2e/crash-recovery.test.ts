@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { probe, topLevelBoxes } from '../support/media-probe.js';
-import { processesMatching, waitUntil } from '../support/processes.js';
+import { probe, topLevelBoxes } from '@vigil/testing/media-probe';
+import { processesMatching, waitUntil } from '@vigil/testing/processes';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { startRtspCamera } from '../support/rtsp-camera.js';
-import { tempDir } from '../support/temp-dir.js';
+import { startRtspCamera } from '@vigil/testing/rtsp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { fileSize, getJson, segmentFiles, sequenceOf } from './helpers.js';
 
 for (const format of ['fmp4', 'mp4'] as const) {

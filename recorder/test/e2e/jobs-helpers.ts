@@ -1,7 +1,7 @@
 // Steps shared by the archive job tests: submit, wait for a state, download.
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { waitUntil } from '../support/processes.js';
+import { waitUntil } from '@vigil/testing/processes';
 import { getJson } from './helpers.js';
 
 export interface JobView {

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
 import { writeFile } from 'node:fs/promises';
-import { probe, topLevelBoxes } from '../support/media-probe.js';
-import { processesMatching, waitUntil } from '../support/processes.js';
+import { probe, topLevelBoxes } from '@vigil/testing/media-probe';
+import { processesMatching, waitUntil } from '@vigil/testing/processes';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson, segmentFiles } from './helpers.js';
 
 const testsrc = (size = '320x240'): string => `testsrc:size=${size}&rate=25&gop=25&bitrate=300k`;

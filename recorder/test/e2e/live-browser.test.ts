@@ -1,11 +1,11 @@
 // Live view in a real browser: token prompt, MSE playback of a time-stamped RTSP camera, first frame < 1 s, p95 latency < 1 s.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { installStampReader, launchChromium, percentile } from '../support/browser.js';
-import { waitUntil } from '../support/processes.js';
+import { installStampReader, launchChromium, percentile } from '@vigil/testing/browser';
+import { waitUntil } from '@vigil/testing/processes';
 import { sha256, startRecorderProcess } from '../support/recorder-process.js';
-import { startStampCamera } from '../support/stamp-camera.js';
-import { tempDir } from '../support/temp-dir.js';
+import { startStampCamera } from '@vigil/testing/stamp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson } from './helpers.js';
 
 const TOKEN = 'browser-viewer-token';

@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import { WebSocket } from 'ws';
 import { Fmp4StreamParser } from '../../src/media/fmp4-stream-parser.js';
 import type { InitSegment, MediaFragment } from '../../src/media/fmp4-types.js';
-import { waitUntil } from '../support/processes.js';
+import { waitUntil } from '@vigil/testing/processes';
 import { sha256, startRecorderProcess } from '../support/recorder-process.js';
-import { startRtspCamera } from '../support/rtsp-camera.js';
-import { tempDir } from '../support/temp-dir.js';
+import { startRtspCamera } from '@vigil/testing/rtsp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson, postJson } from './helpers.js';
 
 const TOKENS = { viewer: 'live-viewer-1', operator: 'live-operator-1' };

@@ -4,11 +4,11 @@ import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readVersion } from '../../src/version.js';
-import { waitUntil } from '../support/processes.js';
+import { waitUntil } from '@vigil/testing/processes';
 import { inDays, licenseSigner } from '../support/license-signer.js';
-import { parsePrometheusText, type Exposition } from '../support/prometheus-text.js';
+import { parsePrometheusText, type Exposition } from '@vigil/testing/prometheus-text';
 import { sha256, startRecorderProcess, type RecorderProcess } from '../support/recorder-process.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson } from './helpers.js';
 
 const VIEWER = 'ops-viewer-token';

@@ -1,10 +1,10 @@
 // Readiness with PostgreSQL stopped or hung: the answer still comes within ~100 ms, with storage unreachable.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { waitUntil } from '../support/processes.js';
-import { startTestPostgres } from '../support/postgres.js';
+import { waitUntil } from '@vigil/testing/processes';
+import { startTestPostgres } from '@vigil/testing/postgres';
 import { sha256, startRecorderProcess } from '../support/recorder-process.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson } from './helpers.js';
 
 const TOKEN = 'db-ready-token';

@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { probe } from '../support/media-probe.js';
-import { processesMatching, waitUntil } from '../support/processes.js';
+import { probe } from '@vigil/testing/media-probe';
+import { processesMatching, waitUntil } from '@vigil/testing/processes';
 import { sha256, startRecorderProcess } from '../support/recorder-process.js';
-import { startRtspCamera } from '../support/rtsp-camera.js';
-import { tempDir } from '../support/temp-dir.js';
+import { startRtspCamera } from '@vigil/testing/rtsp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson, postJson, segmentFiles, sequenceOf } from './helpers.js';
 
 const PASSWORD = 'Zq9-secret-pw';

@@ -1,10 +1,10 @@
 // The vigil-recorder process wires snapshots and PTZ: an Apache Digest camera and an ONVIF fixture, through the real API, with clean logs.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startApacheCamera } from '../support/apache-camera.js';
-import { startOnvifCamera } from '../support/onvif-camera.js';
+import { startApacheCamera } from '@vigil/testing/apache-camera';
+import { startOnvifCamera } from '@vigil/testing/onvif-camera';
 import { sha256, startRecorderProcess } from '../support/recorder-process.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 import { postJson } from './helpers.js';
 
 const PASSWORD = 'E2e-cam-s3cret';

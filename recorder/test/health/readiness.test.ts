@@ -7,7 +7,7 @@ import { clusterStoreCheck } from '../../src/health/cluster-store-check.js';
 import { ReadinessChecks, type CheckOutcome, type ReadinessCheck } from '../../src/health/readiness.js';
 import { recordingsDirCheck } from '../../src/health/recordings-dir-check.js';
 import { storageCheck } from '../../src/health/storage-check.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 
 test('a check that has not answered by the deadline fails; the answer still comes in time, and the hung probe is joined', async () => {
   let pings = 0;

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { ERROR_CATALOGUE } from '../../src/http/error-catalogue.js';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 
 const API_MD = fileURLToPath(new URL('../../../../docs/api.md', import.meta.url));
 

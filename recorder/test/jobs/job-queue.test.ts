@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { JobQueue, type JobRunner } from '../../src/jobs/job-queue.js';
 import type { JobRecord } from '../../src/jobs/job-record.js';
 import { JobStore } from '../../src/jobs/job-store.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 
 function gatedRunner(): { runner: JobRunner; release(): void; started: string[] } {
   let open: () => void = () => undefined;

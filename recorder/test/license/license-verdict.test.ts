@@ -8,7 +8,7 @@ import { canonicalLicense } from '../../src/license/license-document.js';
 import { judgeLicense } from '../../src/license/license-verdict.js';
 import { inDays, licenseSigner } from '../support/license-signer.js';
 import { RECORDER_BIN } from '../support/recorder-process.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from '@vigil/testing/temp-dir';
 
 const fields = { customer: 'Acme Parking', not_after: inDays(30), max_cameras: 16 };
 

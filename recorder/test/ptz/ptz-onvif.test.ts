@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { PtzService } from '../../src/ptz/ptz-service.js';
 import { buildApiApp, configCamera, TOKENS, type ApiApp } from '../support/api-app.js';
-import { PTZ_PROFILE, startOnvifCamera, type OnvifCamera } from '../support/onvif-camera.js';
+import { PTZ_PROFILE, startOnvifCamera, type OnvifCamera } from '@vigil/testing/onvif-camera';
 
 const USER = 'onvif-admin';
 const PASSWORD = 'Ptz-s3cret-pw';

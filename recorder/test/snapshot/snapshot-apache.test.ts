@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { SnapshotService } from '../../src/snapshot/snapshot-service.js';
 import { buildApiApp, configCamera, TOKENS, type ApiApp } from '../support/api-app.js';
-import { startApacheCamera, type ApacheCamera } from '../support/apache-camera.js';
-import { waitUntil } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
+import { startApacheCamera, type ApacheCamera } from '@vigil/testing/apache-camera';
+import { waitUntil } from '@vigil/testing/processes';
+import { tempDir } from '@vigil/testing/temp-dir';
 
 const USER = 'admin';
 const PASSWORD = 'Sn4p-s3cret-pw';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SnapshotService } from '../../src/snapshot/snapshot-service.js';
 import { buildApiApp, configCamera, TOKENS } from '../support/api-app.js';
-import { startSilentServer } from '../support/silent-server.js';
+import { startSilentServer } from '@vigil/testing/silent-server';
 
 test('a silent camera answers 504 camera_timeout within 10.5 s', { timeout: 30_000 }, async (t) => {
   const silent = await startSilentServer();

@@ -5,7 +5,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { freePort } from './rtsp-camera.js';
+import { freePort } from '@vigil/testing/net';
 
 export const RECORDER_BIN = fileURLToPath(new URL('../../../bin/vigil-recorder.js', import.meta.url));
 

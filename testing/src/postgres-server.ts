@@ -101,7 +101,7 @@ export function settingsBlock(port: number, socketDir: string): string {
   const quote = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
   return [
     '',
-    '# --- vigil test settings (test/support/postgres.ts) ---',
+    '# --- vigil test settings (testing/src/postgres.ts) ---',
     "listen_addresses = '127.0.0.1'",
     `port = ${port}`,
     `unix_socket_directories = ${quote(socketDir)}`,

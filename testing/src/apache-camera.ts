@@ -6,7 +6,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from './rtsp-camera.js';
+import { freePort } from './net.js';
 
 const APACHE = '/usr/sbin/apache2';
 const MODULES = '/usr/lib/apache2/modules';

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeLoopFile, startRtspCamera, type RtspCamera } from './rtsp-camera.js';
+import { encodeLoopFile, startRtspCamera, type RtspCamera } from '../src/rtsp-camera.js';
 
 interface RunResult {
   code: number | null;

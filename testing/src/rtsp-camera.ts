@@ -1,7 +1,7 @@
-// Test support: starts and stops the real RTSP camera fixture (test/fixtures/rtsp_camera.py) as a child process.
+// Test support: starts and stops the real RTSP camera fixture (testing/fixtures/rtsp_camera.py) as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
+import { freePort } from './net.js';
 import { fileURLToPath } from 'node:url';
 
 export interface RtspCameraOptions {
@@ -32,8 +32,8 @@ export interface RtspCamera {
   start(): Promise<void>;
 }
 
-/** The compiled file lives in dist/test/support/, the fixture stays in test/fixtures/. */
-const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/rtsp_camera.py', import.meta.url));
+/** The compiled file lives in testing/dist/src/, the fixture in testing/fixtures/. */
+const FIXTURE = fileURLToPath(new URL('../../fixtures/rtsp_camera.py', import.meta.url));
 /** python3-gi is installed for the system python only, not for a pyenv one on PATH. */
 const PYTHON = process.env['VIGIL_TEST_PYTHON'] ?? '/usr/bin/python3';
 const FFMPEG = process.env['VIGIL_TEST_FFMPEG'] ?? 'ffmpeg';
@@ -66,18 +66,6 @@ function installExitHook(): void {
       }
     }
   });
-}
-
-/** Binds 127.0.0.1:0, reads the port the kernel picked, closes. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.unref();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('freePort: no TCP address');
-  return address.port;
 }
 
 class StartError extends Error {

@@ -16,7 +16,7 @@ export async function launchChromium(t: TestContext): Promise<Browser> {
 
 /**
  * Runs in the page (passed to page.evaluate, so it must be self-contained): on every presented frame of the
- * camera's <video>, decodes the stamp camera's block code (see test/fixtures/stamp_camera.py) and records
+ * camera's <video>, decodes the stamp camera's block code (see testing/fixtures/stamp_camera.py) and records
  * now − stamp in window.__stampLatencies[cameraId].
  */
 export function installStampReader(cameraId: string): void {

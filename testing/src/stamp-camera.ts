@@ -1,4 +1,4 @@
-// Test support: runs the time-stamping RTSP camera (test/fixtures/stamp_camera.py) and decodes its block code.
+// Test support: runs the time-stamping RTSP camera (testing/fixtures/stamp_camera.py) and decodes its block code.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -15,8 +15,8 @@ export interface StampCameraOptions {
   bitrateKbps?: number;
 }
 
-/** The compiled file lives in dist/test/support/, the fixture stays in test/fixtures/. */
-const FIXTURE = fileURLToPath(new URL('../../../test/fixtures/stamp_camera.py', import.meta.url));
+/** The compiled file lives in testing/dist/src/, the fixture in testing/fixtures/. */
+const FIXTURE = fileURLToPath(new URL('../../fixtures/stamp_camera.py', import.meta.url));
 const PYTHON = process.env['VIGIL_TEST_PYTHON'] ?? '/usr/bin/python3';
 const READY_TIMEOUT_MS = 15_000;
 

@@ -1,12 +1,12 @@
-// Tests for the throw-away PostgreSQL cluster helper (test/support/postgres.ts): lifecycle, freeze/thaw, and cleanup when the owner dies.
+// Tests for the throw-away PostgreSQL cluster helper (testing/src/postgres.ts): lifecycle, freeze/thaw, and cleanup when the owner dies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import pg from 'pg';
-import { startTestPostgres } from './postgres.js';
-import { processesMatching, waitUntil } from './processes.js';
+import { startTestPostgres } from '../src/postgres.js';
+import { processesMatching, waitUntil } from '../src/processes.js';
 
 function client(url: string, extra: Omit<pg.ClientConfig, 'connectionString'> = {}): pg.Client {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, ...extra });
@@ -90,7 +90,7 @@ test('a throw-away cluster starts, stops, restarts on its port, freezes, thaws a
 
 /** Runs a Node process that starts a cluster, prints its data dir, and then ends as `how` says. */
 function orphanScenario(how: 'exit' | 'sigkill' | 'sigterm'): Promise<string> {
-  const moduleUrl = new URL('./postgres.js', import.meta.url).href;
+  const moduleUrl = new URL('../src/postgres.js', import.meta.url).href;
   const script = `
     const { startTestPostgres } = await import(${JSON.stringify(moduleUrl)});
     const db = await startTestPostgres();
