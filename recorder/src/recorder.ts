@@ -1,4 +1,4 @@
-// Assembles a running recorder from a validated configuration: cameras, recording, archive, HTTP.
+// Assembles a running recorder from a validated configuration and its mode: cameras, recording, archive, jobs, HTTP.
 import { mkdir } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { ArchiveCatalog } from './archive/archive-catalog.js';
@@ -12,20 +12,24 @@ import type { CameraRegistry } from './cameras/registry.js';
 import { resolveListen } from './config/listen.js';
 import type { VigilConfig } from './config/schema.js';
 import { CameraFleet } from './fleet/camera-fleet.js';
+import { CameraRuntime, type CameraRuntimeDeps } from './fleet/camera-runtime.js';
 import { buildApp } from './http/app.js';
 import { TokenAuthenticator } from './http/auth.js';
-import { PtzService } from './ptz/ptz-service.js';
-import { SnapshotService } from './snapshot/snapshot-service.js';
+import { listen } from './http/server.js';
 import type { CameraControl } from './http/services.js';
+import { startJobs } from './jobs-wiring.js';
+import { startRecorderMode } from './modes/select-mode.js';
+import type { RecorderMode } from './modes/recorder-mode.js';
+import { createOperations } from './operations-wiring.js';
+import { fileClusterToken } from './peers/cluster-token.js';
+import { PtzService } from './ptz/ptz-service.js';
+import type { ClosedSegment } from './recording/closed-segment.js';
 import { OpenSegmentJournal } from './recording/open-journal.js';
 import { remuxToProgressive } from './recording/remux.js';
 import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
-import { startDatabaseNode } from './database-node.js';
-import { createOperationsNode } from './operations-node.js';
-import { readClusterToken, startJobsNode } from './jobs-node.js';
-import type { ClosedSegment } from './recording/closed-segment.js';
-import { listen } from './http/server.js';
+import { SnapshotService } from './snapshot/snapshot-service.js';
+import { systemClock, type Clock } from './util/clock.js';
 
 export interface RecorderDeps {
   config: VigilConfig;
@@ -34,11 +38,13 @@ export interface RecorderDeps {
   registry: CameraRegistry;
   version: string;
   diskSpace?: DiskSpaceReader;
+  clock?: Clock;
 }
 
 export interface RunningRecorder {
   url: string;
-  fleet: CameraFleet;
+  mode: RecorderMode;
+  fleet: CameraFleet<CameraRuntime>;
   index: SegmentIndex;
   retention: RetentionCleaner;
   /** Applies a re-read configuration's cameras (SIGHUP). */
@@ -47,73 +53,9 @@ export interface RunningRecorder {
   shutdown(): Promise<void>;
 }
 
-export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder> {
-  const { config, log, registry } = deps;
-  await mkdir(config.record_path, { recursive: true });
-  await mkdir(config.work_dir, { recursive: true });
-  const remux = (part: string, final: string): Promise<void> => remuxToProgressive(config.ffmpeg_path, part, final);
-  const journal = new OpenSegmentJournal(config.work_dir);
-  const sequences = new SequenceStore(config.work_dir, config.record_path);
-  const index = new SegmentIndex();
-
-  const db = config.database === undefined ? undefined : await startDatabaseNode({ database: config.database, config, nodeName: deps.nodeName, registry, log });
-  const segmentClosed = async (seg: ClosedSegment): Promise<void> => {
-    index.add(seg);
-    await db?.segmentClosed(seg);
-  };
-
-  // Repair before recording starts: the files the previous run left open are few and known.
-  await repairOpenSegments({ recordPath: config.record_path, journal, log, remux, onRepaired: segmentClosed });
-
-  const fleet = new CameraFleet(registry, {
-    recordPath: config.record_path,
-    ffmpegPath: config.ffmpeg_path,
-    stallSeconds: config.stall_seconds,
-    sequences,
-    journal,
-    log,
-    remux,
-    onSegmentClosed: segmentClosed,
-  });
-  registry.publish(FILE_SOURCE, camerasFromConfig(config));
-  await db?.startCameraSource();
-
-  // Called once per walked file: look only at the camera the path names (its first component).
-  const isOpen = (filename: string): boolean => fleet.runtime(filename.slice(0, filename.indexOf('/')))?.currentSegment()?.filename === filename;
-  const catalog = new ArchiveCatalog({
-    recordPath: config.record_path,
-    index,
-    log,
-    isOpen,
-    onReconciled: (added, removed) => {
-      void (async () => {
-        for (const seg of added) await db?.segmentClosed(seg);
-        await db?.segmentsRemoved(removed);
-      })().catch((err: unknown) => log.error({ err: String(err) }, 'cannot queue rescan changes for the database'));
-    },
-  });
-  const walking = catalog.startInitialWalk();
-  const rescanTimer = setInterval(() => {
-    void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed'));
-  }, config.archive.rescan_minutes * 60_000);
-
-  let retentionConfig = config.record.retention;
-  const retention = new RetentionCleaner({
-    recordPath: config.record_path,
-    index,
-    log,
-    diskSpace: deps.diskSpace ?? readDiskSpace,
-    get minFreePercent() {
-      return retentionConfig.min_free_percent;
-    },
-    maxAgeDays: (cameraId) => registry.get(cameraId)?.record.maxAgeDays ?? retentionConfig.max_age_days,
-    onDeleted: (seg) => void db?.segmentsRemoved([seg]).catch((err: unknown) => log.error({ err: String(err) }, 'cannot queue a retention deletion for the database')),
-  });
-  const retentionTimer = setInterval(() => {
-    void walking.then(() => retention.run()).catch((err: unknown) => log.error({ err: String(err) }, 'retention pass failed'));
-  }, config.record.retention.interval_seconds * 1000);
-
-  const cameraControl: CameraControl = {
+/** What the HTTP layer asks of the cameras: the fleet for what runs, the registry for what is known. */
+function cameraControl(fleet: CameraFleet<CameraRuntime>, registry: CameraRegistry): CameraControl {
+  return {
     state: (id) => fleet.state(id),
     currentSegment: (id) => {
       const rt = fleet.runtime(id);
@@ -124,32 +66,117 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     list: () => registry.list().map((cam) => ({ id: cam.id, ptz: cam.ptz })),
     liveHub: (id) => fleet.runtime(id)?.hub,
   };
-  const clusterToken = readClusterToken(config, log);
-  const auth = new TokenAuthenticator(config.auth.tokens, config.auth.disabled, clusterToken);
-  const operations = createOperationsNode({ config, nodeName: deps.nodeName, log, fleet, retention, db });
-  const jobs = await startJobsNode({ config, log, index, catalog, fleet, metrics: operations.metrics.jobs }, clusterToken);
-  const snapshots = new SnapshotService({ cameras: registry, log, now: () => Date.now(), observer: operations.metrics.snapshots });
+}
+
+export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder> {
+  const { config, log, registry } = deps;
+  const clock = deps.clock ?? systemClock;
+  await mkdir(config.record_path, { recursive: true });
+  await mkdir(config.work_dir, { recursive: true });
+  const remux = (part: string, final: string): Promise<void> => remuxToProgressive(config.ffmpeg_path, part, final);
+  const journal = new OpenSegmentJournal(config.work_dir);
+  const sequences = new SequenceStore(config.work_dir, config.record_path);
+  const index = new SegmentIndex();
+
+  const mode = await startRecorderMode({ config, nodeName: deps.nodeName, log, registry, clock });
+  const segmentClosed = async (seg: ClosedSegment): Promise<void> => {
+    index.add(seg);
+    await mode.segmentClosed(seg);
+  };
+
+  // Repair before recording starts: the files the previous run left open are few and known.
+  await repairOpenSegments({ recordPath: config.record_path, journal, log, remux, onRepaired: segmentClosed });
+
+  const runtimeDeps: CameraRuntimeDeps = {
+    recordPath: config.record_path,
+    ffmpegPath: config.ffmpeg_path,
+    stallSeconds: config.stall_seconds,
+    sequences,
+    journal,
+    log,
+    remux,
+    clock,
+    onSegmentClosed: segmentClosed,
+  };
+  const fleet = new CameraFleet(registry, (camera) => new CameraRuntime(camera, runtimeDeps), log);
+  registry.publish(FILE_SOURCE, camerasFromConfig(config));
+  await mode.startCameraSources();
+
+  // Called once per walked file: look only at the camera the path names (its first component).
+  const isOpen = (filename: string): boolean => fleet.runtime(filename.slice(0, filename.indexOf('/')))?.currentSegment()?.filename === filename;
+  const catalog = new ArchiveCatalog({
+    recordPath: config.record_path,
+    index,
+    log,
+    isOpen,
+    onReconciled: (added, removed) => {
+      void (async () => {
+        for (const seg of added) await mode.segmentClosed(seg);
+        await mode.segmentsRemoved(removed);
+      })().catch((err: unknown) => log.error({ err: String(err) }, 'cannot queue rescan changes for the database'));
+    },
+  });
+  const walking = catalog.startInitialWalk();
+  const rescanTimer = clock.setInterval(() => {
+    void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed'));
+  }, config.archive.rescan_minutes * 60_000);
+
+  let retentionConfig = config.record.retention;
+  const retention = new RetentionCleaner({
+    recordPath: config.record_path,
+    index,
+    log,
+    clock,
+    diskSpace: deps.diskSpace ?? readDiskSpace,
+    get minFreePercent() {
+      return retentionConfig.min_free_percent;
+    },
+    maxAgeDays: (cameraId) => registry.get(cameraId)?.record.maxAgeDays ?? retentionConfig.max_age_days,
+    onDeleted: (seg) => void mode.segmentsRemoved([seg]).catch((err: unknown) => log.error({ err: String(err) }, 'cannot queue a retention deletion for the database')),
+  });
+  const retentionTimer = clock.setInterval(() => {
+    void walking.then(() => retention.run()).catch((err: unknown) => log.error({ err: String(err) }, 'retention pass failed'));
+  }, config.record.retention.interval_seconds * 1000);
+
+  const clusterToken = fileClusterToken(config.auth.cluster_token_file, log, clock);
+  const auth = new TokenAuthenticator(config.auth.tokens, config.auth.disabled, () => clusterToken.current());
+  const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock });
+  const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, clusterToken, clock, metrics: operations.metrics.jobs });
+  const snapshots = new SnapshotService({ cameras: registry, log, now: () => clock.now(), observer: operations.metrics.snapshots });
   const ptz = new PtzService({ cameras: registry, log });
   const archive = {
-    archive: db?.archive ?? memoryArchiveSource(catalog, index),
+    archive: mode.archive ?? memoryArchiveSource(catalog, index),
     openSegment: (id: string) => fleet.runtime(id)?.currentSegment(),
     finishingSegments: (id: string): ClosedSegment[] => {
       const rt = fleet.runtime(id);
       const open = rt?.currentSegment()?.filename;
       return (rt?.unindexedSegments() ?? [])
         .filter((s) => s.filename !== open)
-        .map((s) => ({ cameraId: id, filename: s.filename, start: s.start, end: new Date(), sequence: s.sequence, size: s.size, mtime: Math.floor(Date.now() / 1000) }));
+        .map((s) => ({ cameraId: id, filename: s.filename, start: s.start, end: new Date(clock.now()), sequence: s.sequence, size: s.size, mtime: Math.floor(clock.now() / 1000) }));
     },
     nodeClock: nodeClock(),
-    now: () => Date.now(),
+    now: () => clock.now(),
   };
-  const app = await buildApp({ log, version: deps.version, auth, cameras: cameraControl, archive, stallSeconds: config.stall_seconds, snapshots, ptz, jobs: jobs.service, operations: operations.app });
+  const app = await buildApp({
+    log,
+    version: deps.version,
+    auth,
+    cameras: cameraControl(fleet, registry),
+    locator: mode.locator,
+    archive,
+    stallSeconds: config.stall_seconds,
+    snapshots,
+    ptz,
+    jobs: jobs.service,
+    operations: operations.app,
+  });
   const server = await listen(app, resolveListen(config.listen, config.auth.disabled));
-  log.info({ url: server.url, node: deps.nodeName, cameras: registry.list().length }, `listening on ${server.url}`);
+  log.info({ url: server.url, node: deps.nodeName, mode: mode.kind, cameras: registry.list().length }, `listening on ${server.url}`);
   await operations.listen();
 
   return {
     url: server.url,
+    mode,
     fleet,
     index,
     retention,
@@ -158,14 +185,14 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
       return registry.publish(FILE_SOURCE, camerasFromConfig(next));
     },
     shutdown: async () => {
-      clearInterval(retentionTimer);
-      clearInterval(rescanTimer);
+      clock.clearInterval(retentionTimer);
+      clock.clearInterval(rescanTimer);
       const closingServer = server.close();
       await jobs.close();
       await fleet.shutdown();
       await sequences.flush();
       await closingServer;
-      await db?.close();
+      await mode.close();
       await snapshots.close();
       await operations.close();
     },

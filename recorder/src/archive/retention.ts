@@ -3,6 +3,7 @@ import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ClosedSegment } from '../recording/closed-segment.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { DiskSpaceReader } from './disk-space.js';
 import type { SegmentIndex } from './segment-index.js';
 
@@ -15,7 +16,7 @@ export interface RetentionOptions {
   /** Age limit per camera in days (undefined = keep forever); cameras no longer configured use the global one. */
   maxAgeDays(cameraId: string): number | undefined;
   onDeleted?(segment: ClosedSegment, reason: 'max_age' | 'min_free'): void;
-  now?: () => number;
+  clock?: Clock;
 }
 
 export interface RetentionPass {
@@ -44,7 +45,7 @@ export class RetentionCleaner {
 
   async #pass(): Promise<RetentionPass> {
     const result: RetentionPass = { deletedForAge: 0, deletedForSpace: 0, freedBytes: 0 };
-    const now = (this.#opts.now ?? Date.now)();
+    const now = (this.#opts.clock ?? systemClock).now();
     const { index } = this.#opts;
     for (const cameraId of index.cameras()) {
       const days = this.#opts.maxAgeDays(cameraId);

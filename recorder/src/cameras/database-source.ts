@@ -3,11 +3,21 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { cameraSchema, type VigilConfig } from '../config/schema.js';
-import type { CameraRow } from '../db/camera-rows.js';
 import { cameraFromConfig, type Camera } from './camera.js';
-import type { CameraRegistry } from './registry.js';
+import type { CameraRegistry, CameraSourceName } from './registry.js';
 
-export const DATABASE_SOURCE = 'database';
+export const DATABASE_SOURCE = 'database' satisfies CameraSourceName;
+
+/** A row of the cameras table, as the database layer reads it. */
+export interface CameraRow {
+  id: string;
+  source: string;
+  ptz: boolean;
+  snapuri: string | null;
+  record_format: string | null;
+  segment_seconds: number | null;
+  max_age_days: number | null;
+}
 
 export interface DatabaseCameraSourceOptions {
   registry: CameraRegistry;

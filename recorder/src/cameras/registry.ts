@@ -9,11 +9,19 @@ export interface CameraChangeListener {
 }
 
 /**
+ * The camera sources, highest priority first: when two sources name the same camera id, the earlier one's
+ * camera is the one recorded (a camera in this node's configuration file overrides the database's and the
+ * cluster's version of it).
+ */
+export const CAMERA_SOURCE_PRIORITY = ['file', 'database', 'cluster'] as const;
+export type CameraSourceName = (typeof CAMERA_SOURCE_PRIORITY)[number];
+
+/**
  * Each source (config file, database, cluster) publishes its whole current list; the registry
- * merges them (earlier-registered sources win on an id clash) and reports only the differences.
+ * merges them by CAMERA_SOURCE_PRIORITY, whatever order they publish in, and reports only the differences.
  */
 export class CameraRegistry {
-  readonly #sources = new Map<string, Camera[]>();
+  readonly #sources = new Map<CameraSourceName, Camera[]>();
   #effective = new Map<string, Camera>();
   readonly #listeners: CameraChangeListener[] = [];
   /** Passwords of every camera ever published; kept after removal so late log lines stay clean. */
@@ -24,12 +32,12 @@ export class CameraRegistry {
   }
 
   /** Replace everything a source says; returns the ids added, updated and removed. */
-  publish(sourceName: string, cameras: readonly Camera[]): { added: string[]; updated: string[]; removed: string[] } {
+  publish(sourceName: CameraSourceName, cameras: readonly Camera[]): { added: string[]; updated: string[]; removed: string[] } {
     this.#sources.set(sourceName, [...cameras]);
     for (const cam of cameras) this.#rememberSecrets(cam);
     const next = new Map<string, Camera>();
-    for (const list of this.#sources.values()) {
-      for (const cam of list) if (!next.has(cam.id)) next.set(cam.id, cam);
+    for (const source of CAMERA_SOURCE_PRIORITY) {
+      for (const cam of this.#sources.get(source) ?? []) if (!next.has(cam.id)) next.set(cam.id, cam);
     }
     const previous = this.#effective;
     this.#effective = next;

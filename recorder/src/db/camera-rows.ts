@@ -1,15 +1,6 @@
 // Reads the cameras table rows assigned to a node.
 import type pg from 'pg';
-
-export interface CameraRow {
-  id: string;
-  source: string;
-  ptz: boolean;
-  snapuri: string | null;
-  record_format: string | null;
-  segment_seconds: number | null;
-  max_age_days: number | null;
-}
+import type { CameraRow } from '../cameras/database-source.js';
 
 export async function selectCameraRows(pool: pg.Pool, nodeName: string): Promise<CameraRow[]> {
   const res = await pool.query<CameraRow>(

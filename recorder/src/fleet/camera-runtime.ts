@@ -7,6 +7,8 @@ import type { OpenSegmentJournal } from '../recording/open-journal.js';
 import { SegmentWriter } from '../recording/segment-writer.js';
 import type { SequenceStore } from '../recording/sequence-store.js';
 import { StreamHub, type Subscription } from '../stream/stream-hub.js';
+import type { Clock } from '../util/clock.js';
+import type { FleetRuntime } from './camera-fleet.js';
 
 export interface CameraRuntimeDeps {
   recordPath: string;
@@ -16,13 +18,14 @@ export interface CameraRuntimeDeps {
   journal: OpenSegmentJournal;
   log: Logger;
   remux(partPath: string, finalPath: string): Promise<void>;
+  clock?: Clock;
   onSegmentClosed(segment: ClosedSegment): void | Promise<void>;
 }
 
 /** The recorder's queue may hold this much before it skips to the next keyframe (a disk stalled for seconds). */
 const RECORDING_QUEUE_BYTES = 64 * 1024 * 1024;
 
-export class CameraRuntime {
+export class CameraRuntime implements FleetRuntime {
   readonly camera: Camera;
   readonly hub: StreamHub;
   readonly #supervisor: CameraSupervisor;
@@ -50,11 +53,16 @@ export class CameraRuntime {
       handle: (item) => this.#writer.handle(item),
       onError: (err) => log.error({ err: String(err) }, 'segment writer failed on an item'),
     });
-    this.#supervisor = new CameraSupervisor({ camera, hub: this.hub, log, ffmpegPath: deps.ffmpegPath, stallSeconds: deps.stallSeconds });
+    this.#supervisor = new CameraSupervisor({ camera, hub: this.hub, log, ffmpegPath: deps.ffmpegPath, stallSeconds: deps.stallSeconds, ...(deps.clock === undefined ? {} : { clock: deps.clock }) });
   }
 
   get ingestState(): IngestState {
     return this.#supervisor.state;
+  }
+
+  /** True while ffmpeg delivers media (false while connecting, stalled or waiting to retry). */
+  get streaming(): boolean {
+    return this.#supervisor.state === 'streaming';
   }
 
   get ffmpegPid(): number | undefined {

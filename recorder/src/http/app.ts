@@ -2,7 +2,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
+import type { CameraLocator } from '../cameras/camera-locator.js';
 import type { TokenAuthenticator } from './auth.js';
+import { installCameraRouting } from './camera-routing.js';
 import { errorBody } from './error-catalogue.js';
 import { installErrorHandling } from './error-handler.js';
 import { installLiveSocket } from './live-socket.js';
@@ -29,6 +31,8 @@ export interface AppDeps {
   version: string;
   auth: TokenAuthenticator;
   cameras: CameraControl;
+  /** Where a camera is recorded: here, by another node (307), or nowhere (404). */
+  locator: CameraLocator;
   /** The segment listing's archive source, open segments and clocks. */
   archive: Omit<SegmentsRouteOptions, 'auth'>;
   /** Export, time-lapse and assembly jobs (jobs/). */
@@ -67,6 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app);
   await installOpenApi(app, deps.version); // before every route: swagger collects routes as they are added
   if (deps.operations.observeRequest !== undefined) installRequestMetrics(app, deps.operations.observeRequest);
+  installCameraRouting(app, deps.locator);
   await app.register(healthRoutes, { version: deps.version });
   await app.register(readyRoutes, { version: deps.version, auth: deps.auth, readiness: deps.operations.readiness });
   await app.register(nodeMetricsRoutes, { auth: deps.auth, read: deps.operations.nodeMetrics });
@@ -85,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installLiveSocket(app, {
     auth: deps.auth,
     cameras: deps.cameras,
+    locator: deps.locator,
     log: deps.log,
     waitForStreamMs: deps.stallSeconds * 1000,
     ...(deps.liveLimits === undefined ? {} : { limits: deps.liveLimits }),

@@ -24,21 +24,22 @@ export interface TokenCarrier {
 
 export class TokenAuthenticator {
   readonly #byHash: Map<string, Caller>;
-  readonly #clusterHash: string | undefined;
+  readonly #clusterToken: () => string | undefined;
   readonly disabled: boolean;
 
-  /** `clusterToken`: the secret shared by the nodes, accepted only where a route allows it (assemble, downloads). */
-  constructor(tokens: readonly TokenEntry[], disabled: boolean, clusterToken?: string) {
+  /** `clusterToken`: the secret shared by the nodes (read anew on each use: it may rotate), accepted only where a route allows it (assemble, downloads). */
+  constructor(tokens: readonly TokenEntry[], disabled: boolean, clusterToken: () => string | undefined = () => undefined) {
     this.#byHash = new Map(tokens.map((t) => [t.sha256.toLowerCase(), { name: t.name, role: t.role }]));
-    this.#clusterHash = clusterToken === undefined || clusterToken === '' ? undefined : sha256Hex(clusterToken);
+    this.#clusterToken = clusterToken;
     this.disabled = disabled;
   }
 
   /** True when the request carries the cluster token. */
   isCluster(req: TokenCarrier): boolean {
     const token = bearerToken(req);
-    if (token === undefined || this.#clusterHash === undefined) return false;
-    return timingSafeEqual(Buffer.from(sha256Hex(token)), Buffer.from(this.#clusterHash));
+    const shared = this.#clusterToken();
+    if (token === undefined || shared === undefined || shared === '') return false;
+    return timingSafeEqual(Buffer.from(sha256Hex(token)), Buffer.from(sha256Hex(shared)));
   }
 
   /** Like require(), but a node presenting the cluster token is let through too. */

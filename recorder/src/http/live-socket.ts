@@ -5,7 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { CAMERA_ID_PATTERN } from '../config/schema.js';
+import type { CameraLocator } from '../cameras/camera-locator.js';
 import type { TokenAuthenticator } from './auth.js';
+import { redirectLocation } from './camera-routing.js';
 import { ApiError, errorBody, ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.js';
 import { DEFAULT_LIVE_LIMITS, LIVE_CLOSE, serveLiveViewer, type LiveLimits } from './live-viewer.js';
 import type { CameraControl } from './services.js';
@@ -13,6 +15,7 @@ import type { CameraControl } from './services.js';
 export interface LiveSocketOptions {
   auth: TokenAuthenticator;
   cameras: CameraControl;
+  locator: CameraLocator;
   log: Logger;
   /** A viewer of a camera that is not streaming yet waits this long for the init segment (stall_seconds). */
   waitForStreamMs: number;
@@ -52,7 +55,12 @@ export function installLiveSocket(app: FastifyInstance, opts: LiveSocketOptions)
       else rejectUpgrade(socket, 'internal_error', ERROR_CATALOGUE.internal_error.message);
       return;
     }
-    if (!CAMERA_ID_PATTERN.test(cameraId) || opts.cameras.state(cameraId) === undefined) {
+    const where = CAMERA_ID_PATTERN.test(cameraId) ? opts.locator.locate(cameraId) : ({ kind: 'unknown' } as const);
+    if (where.kind === 'remote') {
+      redirectUpgrade(socket, redirectLocation(where, req.headers, req.url ?? '/'));
+      return;
+    }
+    if (where.kind === 'unknown' || opts.cameras.state(cameraId) === undefined) {
       rejectUpgrade(socket, 'camera_not_found', `camera ${cameraId} is not known on this node`);
       return;
     }
@@ -93,4 +101,9 @@ function rejectUpgrade(socket: Duplex, code: ErrorCode, message: string): void {
   ];
   if (code === 'unauthorized') head.push('WWW-Authenticate: Bearer realm="vigil"');
   socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
+/** Another node records the camera: a 307 naming it (browsers do not follow it for WebSockets; the live page asks /api/cameras instead). */
+function redirectUpgrade(socket: Duplex, location: string): void {
+  socket.end(['HTTP/1.1 307 Temporary Redirect', `Location: ${location}`, 'Connection: close', 'Content-Length: 0', 'Cache-Control: no-store'].join('\r\n') + '\r\n\r\n');
 }

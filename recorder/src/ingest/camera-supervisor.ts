@@ -3,9 +3,10 @@ import type { Logger } from 'pino';
 import type { Camera } from '../cameras/camera.js';
 import { Fmp4StreamParser } from '../media/fmp4-stream-parser.js';
 import type { StreamHub } from '../stream/stream-hub.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { redactText } from '../util/redact.js';
 import { Backoff } from './backoff.js';
-import { ManagedChild } from './child-process.js';
+import { ManagedChild } from '../process/managed-child.js';
 import { buildIngestArgs, isUnsupportedAudioError } from './ffmpeg-args.js';
 
 export type IngestState = 'connecting' | 'streaming' | 'stalled' | 'waiting' | 'stopped';
@@ -20,6 +21,8 @@ export interface CameraSupervisorOptions {
   /** A run that streamed at least this long (default: stall_seconds) resets the restart backoff. */
   healthyRunMs?: number;
   backoff?: Backoff;
+  /** Time for stall detection and restart delays (default: the wall clock). */
+  clock?: Clock;
 }
 
 export interface IngestCounters {
@@ -30,6 +33,7 @@ export interface IngestCounters {
 export class CameraSupervisor {
   readonly #opts: CameraSupervisorOptions;
   readonly #backoff: Backoff;
+  readonly #clock: Clock;
   #state: IngestState = 'stopped';
   #child: ManagedChild | undefined;
   #stopping = false;
@@ -41,6 +45,7 @@ export class CameraSupervisor {
   constructor(opts: CameraSupervisorOptions) {
     this.#opts = opts;
     this.#backoff = opts.backoff ?? new Backoff();
+    this.#clock = opts.clock ?? systemClock;
   }
 
   get state(): IngestState {
@@ -74,16 +79,16 @@ export class CameraSupervisor {
   async #run(): Promise<void> {
     const { log } = this.#opts;
     while (!this.#stopping) {
-      const started = Date.now();
+      const started = this.#clock.now();
       const outcome = await this.#runOnce();
       if (this.#stopping) break;
-      const ranMs = outcome.firstDataAt === undefined ? 0 : Date.now() - outcome.firstDataAt;
+      const ranMs = outcome.firstDataAt === undefined ? 0 : this.#clock.now() - outcome.firstDataAt;
       if (ranMs >= (this.#opts.healthyRunMs ?? this.#opts.stallSeconds * 1000)) this.#backoff.reset();
       const delay = outcome.retryAtOnce ? 0 : this.#backoff.take();
       this.counters.restarts++;
       this.#state = outcome.stalled ? 'stalled' : 'waiting';
       log.warn(
-        { code: outcome.code, signal: outcome.signal, stalled: outcome.stalled, ran_ms: Date.now() - started, retry_in_ms: delay },
+        { code: outcome.code, signal: outcome.signal, stalled: outcome.stalled, ran_ms: this.#clock.now() - started, retry_in_ms: delay },
         outcome.stalled ? 'camera went silent; restarting ingest' : 'ingest ended; restarting',
       );
       await this.#sleep(delay);
@@ -96,7 +101,8 @@ export class CameraSupervisor {
     let stalled = false;
     let retryAtOnce = false;
     let firstDataAt: number | undefined;
-    let lastDataAt = Date.now();
+    const clock = this.#clock;
+    let lastDataAt = clock.now();
     this.#state = 'connecting';
     const parser = new Fmp4StreamParser(
       {
@@ -116,7 +122,7 @@ export class CameraSupervisor {
       command: this.#opts.ffmpegPath,
       args,
       onStdout: (chunk) => {
-        lastDataAt = Date.now();
+        lastDataAt = clock.now();
         firstDataAt ??= lastDataAt;
         parser.push(chunk);
       },
@@ -133,8 +139,8 @@ export class CameraSupervisor {
     this.#child = child;
     log.info({ source: redactText(camera.source), pid: child.pid }, 'ingest started');
     const stallMs = stallSeconds * 1000;
-    const watchdog = setInterval(() => {
-      if (!stalled && Date.now() - lastDataAt > stallMs) {
+    const watchdog = clock.setInterval(() => {
+      if (!stalled && clock.now() - lastDataAt > stallMs) {
         stalled = true;
         this.counters.stalls++;
         hub.end('stalled');
@@ -146,16 +152,17 @@ export class CameraSupervisor {
       hub.end(stalled ? 'stalled' : this.#stopping ? 'stopped' : 'exited');
       return { stalled, retryAtOnce, firstDataAt, code: exit.code, signal: exit.signal };
     } finally {
-      clearInterval(watchdog);
+      clock.clearInterval(watchdog);
       parser.reset();
     }
   }
 
   #sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
+      const clock = this.#clock;
+      const timer = clock.setTimeout(done, ms);
       function done(): void {
-        clearTimeout(timer);
+        clock.clearTimeout(timer);
         resolve();
       }
       this.#wake = done;

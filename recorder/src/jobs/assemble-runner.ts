@@ -15,14 +15,18 @@ export interface AssembleDeps {
   minFreeBytes: number;
   /** Bearer token peers accept for node-to-node downloads (undefined: none sent). */
   clusterToken(): string | undefined;
+  /** Base URL of a known peer; the route refused unknown ones, so undefined here means it left meanwhile. */
+  peerUrl(peerAddr: string): string | undefined;
   /** Per-part download deadline. */
   partTimeoutMs?: number;
 }
 
 async function fetchPart(part: AssemblePart, target: string, deps: AssembleDeps, signal: AbortSignal): Promise<void> {
-  const url = `http://${part.peer_addr}/api/archive/jobs/${encodeURIComponent(part.peer_job_id)}/download`;
+  const base = deps.peerUrl(part.peer_addr);
   const token = deps.clusterToken();
   try {
+    if (base === undefined) throw new Error('it is no longer a known cluster peer');
+    const url = `${base}/api/archive/jobs/${encodeURIComponent(part.peer_job_id)}/download`;
     const res = await request(url, {
       method: 'GET',
       headers: token === undefined ? {} : { authorization: `Bearer ${token}` },

@@ -4,6 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { JobFailure, type JobKind, type JobRecord } from './job-record.js';
 import type { JobStore } from './job-store.js';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 
 export interface JobRunContext {
   resultPath: string;
@@ -21,7 +22,7 @@ export interface JobQueueOptions {
   runners: { export: JobRunner; timelapse: JobRunner; assemble: JobRunner };
   limits?: Record<JobKind, number>;
   resultTtlMs: number;
-  now?: () => number;
+  clock?: Clock;
   /** Observes state changes (metrics). */
   onChange?(job: JobRecord, previous: JobRecord['state'] | undefined): void;
 }
@@ -35,10 +36,16 @@ export class JobQueue {
   readonly #opts: JobQueueOptions;
   readonly #limits: Record<JobKind, number>;
   readonly #jobs = new Map<string, JobRecord>();
+  /** Results being deleted now, by job id. */
+  readonly #expiring = new Map<string, Promise<void>>();
   #pending: string[] = [];
   readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  #sweepTimer: NodeJS.Timeout | undefined;
+  #sweepTimer: TimerHandle | undefined;
   #closing = false;
+
+  get #clock(): Clock {
+    return this.#opts.clock ?? systemClock;
+  }
 
   constructor(opts: JobQueueOptions) {
     this.#opts = opts;
@@ -46,7 +53,7 @@ export class JobQueue {
   }
 
   #now(): number {
-    return (this.#opts.now ?? Date.now)();
+    return this.#clock.now();
   }
 
   /** Loads the records: pending and running jobs run again, finished results stay until they expire. */
@@ -65,7 +72,7 @@ export class JobQueue {
     }
     if (this.#pending.length > 0) this.#opts.log.info({ jobs: this.#pending.length }, 'resuming archive jobs left unfinished by the previous run');
     await this.sweep();
-    this.#sweepTimer = setInterval(() => void this.sweep(), 30_000);
+    this.#sweepTimer = this.#clock.setInterval(() => void this.sweep(), 30_000);
     this.#schedule();
   }
 
@@ -89,7 +96,10 @@ export class JobQueue {
 
   /** True when the finished job's result is past its retention time (deleting it if the sweep has not yet). */
   async isExpired(job: JobRecord): Promise<boolean> {
-    if (job.expired === true) return true;
+    if (job.expired === true) {
+      await this.#expiring.get(job.job_id); // a sweep may be deleting it right now
+      return true;
+    }
     if (job.state !== 'done' || job.completed_at === undefined) return false;
     if (job.completed_at * 1000 + this.#opts.resultTtlMs > this.#now()) return false;
     await this.#expire(job);
@@ -113,16 +123,21 @@ export class JobQueue {
   /** Stops running jobs without failing them: they stay `running` on disk and run again at the next start. */
   async close(): Promise<void> {
     this.#closing = true;
-    clearInterval(this.#sweepTimer);
+    this.#clock.clearInterval(this.#sweepTimer);
     for (const r of this.#running.values()) r.controller.abort();
     await Promise.all([...this.#running.values()].map((r) => r.done));
   }
 
-  async #expire(job: JobRecord): Promise<void> {
+  /** Marks the job expired at once and deletes its result; callers who see the mark can await the deletion. */
+  #expire(job: JobRecord): Promise<void> {
     job.expired = true;
-    await this.#opts.store.removeResult(job.job_id);
-    await this.#opts.store.save(job);
-    this.#opts.log.info({ job: job.job_id }, 'job result expired and deleted');
+    const deleting = (async () => {
+      await this.#opts.store.removeResult(job.job_id);
+      await this.#opts.store.save(job);
+      this.#opts.log.info({ job: job.job_id }, 'job result expired and deleted');
+    })().finally(() => this.#expiring.delete(job.job_id));
+    this.#expiring.set(job.job_id, deleting);
+    return deleting;
   }
 
   #runningOf(kind: JobKind): number {

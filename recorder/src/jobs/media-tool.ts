@@ -2,7 +2,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
-import { ManagedChild } from '../ingest/child-process.js';
+import { ManagedChild } from '../process/managed-child.js';
 import { JobFailure } from './job-record.js';
 
 /** Resolves a command name to an executable file, or undefined when the node does not have it. */

@@ -1,22 +1,23 @@
 // Re-judges the license file when asked (readiness) and logs each change of verdict once.
 import type { Logger } from 'pino';
+import { systemClock, type Clock } from '../util/clock.js';
 import { judgeLicense, type LicenseSettings, type LicenseVerdict } from './license-verdict.js';
 
 export class LicenseMonitor {
   readonly #settings: LicenseSettings;
   readonly #log: Logger;
-  readonly #now: () => Date;
+  readonly #clock: Clock;
   #lastState: string | undefined;
 
-  constructor(settings: LicenseSettings, log: Logger, now: () => Date = () => new Date()) {
+  constructor(settings: LicenseSettings, log: Logger, clock: Clock = systemClock) {
     this.#settings = settings;
     this.#log = log.child({ component: 'license' });
-    this.#now = now;
+    this.#clock = clock;
   }
 
   /** Reads the file again each time, so a renewed license counts without a restart. Recording never depends on it. */
   async check(): Promise<LicenseVerdict> {
-    const verdict = await judgeLicense(this.#settings, this.#now());
+    const verdict = await judgeLicense(this.#settings, new Date(this.#clock.now()));
     const key = verdict.valid ? verdict.state : `${verdict.state}:${verdict.reason}`;
     if (key !== this.#lastState) {
       this.#lastState = key;

@@ -1,6 +1,6 @@
 // Turns a finished fragmented `.part` file into a progressive MP4 (moov written at the end) with ffmpeg.
 import { open, rename, unlink } from 'node:fs/promises';
-import { ManagedChild } from '../ingest/child-process.js';
+import { ManagedChild } from '../process/managed-child.js';
 
 export async function remuxToProgressive(ffmpegPath: string, partPath: string, finalPath: string): Promise<void> {
   const tmp = `${finalPath}.remux.tmp`;

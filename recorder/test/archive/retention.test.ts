@@ -10,6 +10,7 @@ import { SegmentIndex } from '../../src/archive/segment-index.js';
 import type { ClosedSegment } from '../../src/recording/closed-segment.js';
 import { segmentRelativePath } from '../../src/recording/segment-name.js';
 import { tempDir } from '@vigil/testing/temp-dir';
+import { ManualClock } from '../support/fakes.js';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 const HOUR = 3_600_000;
@@ -47,7 +48,7 @@ test('segments older than max_age_days are deleted, per camera limits, and logge
     minFreePercent: 5,
     maxAgeDays: (id) => (id === 'a' ? 2 : undefined),
     onDeleted: (s, reason) => deleted.push(`${s.filename}:${reason}`),
-    now: () => NOW,
+    clock: new ManualClock(NOW),
   });
   const pass = await cleaner.run();
   // Camera a keeps segments younger than 48 h (20, 32, 44 h ago); b keeps everything.
@@ -83,7 +84,7 @@ test('under min_free_percent the oldest segments of all cameras go first, until 
       order.push(`${s.cameraId}${s.sequence}`);
       free += s.size;
     },
-    now: () => NOW,
+    clock: new ManualClock(NOW),
   });
   const pass = await cleaner.run();
   assert.equal(pass.deletedForSpace, 4);
@@ -106,7 +107,7 @@ test('the open segment is never a candidate: only indexed (closed) segments are 
     diskSpace: async () => ({ totalBytes: 100, freeBytes: 0 }),
     minFreePercent: 50,
     maxAgeDays: () => 0.0001,
-    now: () => NOW,
+    clock: new ManualClock(NOW),
   });
   await cleaner.run();
   const left = await filesOf(root, 'z');

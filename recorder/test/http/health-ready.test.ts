@@ -1,13 +1,9 @@
 // GET /api/health/ready as callers see it: the bare answer for anyone, checks and failed for a token of any role.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import Fastify from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ReadinessReport } from '../../src/health/readiness.js';
-import { TokenAuthenticator } from '../../src/http/auth.js';
-import { installErrorHandling } from '../../src/http/error-handler.js';
-import { readyRoutes } from '../../src/http/routes/health-ready.js';
-import { sha256 } from '../support/recorder-process.js';
+import { hubCameras } from '../support/fakes.js';
+import { buildTestApp, TOKENS } from '../support/test-app.js';
 
 const failing: ReadinessReport = {
   ready: false,
@@ -21,13 +17,7 @@ const failing: ReadinessReport = {
 };
 
 async function app(report: ReadinessReport, disabled = false) {
-  const server = Fastify();
-  server.setValidatorCompiler(validatorCompiler);
-  server.setSerializerCompiler(serializerCompiler);
-  installErrorHandling(server);
-  const auth = new TokenAuthenticator([{ name: 'wall', role: 'viewer', sha256: sha256('wall-token') }], disabled);
-  await server.register(readyRoutes, { version: '9.8.7', auth, readiness: { evaluate: async () => report } });
-  return server;
+  return (await buildTestApp({ cameras: hubCameras(new Map()), readiness: report, authDisabled: disabled, version: '9.8.7' })).app;
 }
 
 test('not ready: 503 with status, version, timestamp only for anonymous or wrong tokens; checks and failed for a viewer', async (t) => {
@@ -42,7 +32,7 @@ test('not ready: 503 with status, version, timestamp only for anonymous or wrong
     assert.equal(body['version'], '9.8.7');
     assert.match(String(body['timestamp']), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
   }
-  const res = await server.inject({ url: '/api/health/ready', headers: { authorization: 'Bearer wall-token' } });
+  const res = await server.inject({ url: '/api/health/ready', headers: { authorization: `Bearer ${TOKENS.viewer}` } });
   assert.equal(res.statusCode, 503);
   const body = res.json<Record<string, unknown>>();
   assert.equal(body['status'], 'not_ready');

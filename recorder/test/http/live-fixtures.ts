@@ -1,21 +1,15 @@
-// Test support for the live endpoint: an app on port 0 over fake cameras with real hubs, and raw upgrade requests.
+// Test support for the live endpoint: the real app on port 0 over cameras with real hubs, and raw upgrade requests.
 import { request } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { pino } from 'pino';
 import type { TestContext } from 'node:test';
-import type { InitSegment, MediaFragment } from '../../src/media/fmp4-types.js';
-import { TokenAuthenticator } from '../../src/http/auth.js';
-import { installErrorHandling } from '../../src/http/error-handler.js';
-import { installLiveSocket } from '../../src/http/live-socket.js';
+import type { FastifyInstance } from 'fastify';
+import type { CameraLocation } from '../../src/cameras/camera-locator.js';
 import type { LiveLimits } from '../../src/http/live-viewer.js';
-import { cameraListRoutes } from '../../src/http/routes/cameras-list.js';
-import { webPageRoutes } from '../../src/http/routes/web-page.js';
-import type { CameraControl } from '../../src/http/services.js';
-import { StreamHub } from '../../src/stream/stream-hub.js';
-import { sha256 } from '../support/recorder-process.js';
+import type { InitSegment, MediaFragment } from '../../src/media/fmp4-types.js';
+import type { StreamHub } from '../../src/stream/stream-hub.js';
+import { hubCameras, mapLocator } from '../support/fakes.js';
+import { listenTestApp, TOKENS } from '../support/test-app.js';
 
-export const VIEWER_TOKEN = 'live-viewer-token';
+export const VIEWER_TOKEN = TOKENS.viewer;
 
 export interface LiveApp {
   url: string;
@@ -23,42 +17,21 @@ export interface LiveApp {
   app: FastifyInstance;
   /** Camera id → its hub; undefined = known but stopped. Add or remove entries freely. */
   hubs: Map<string, StreamHub | undefined>;
-}
-
-export function fakeCameras(hubs: Map<string, StreamHub | undefined>): CameraControl {
-  return {
-    state: (id) => (!hubs.has(id) ? undefined : hubs.get(id)?.streaming ? 'recording' : hubs.get(id) === undefined ? 'stopped' : 'stalled'),
-    currentSegment: () => undefined,
-    startByRequest: () => 0,
-    stopByRequest: async () => 0,
-    list: () => [...hubs.keys()].map((id) => ({ id, ptz: false })),
-    liveHub: (id) => hubs.get(id),
-  };
+  /** Cameras another node records: id → where. */
+  remote: Map<string, Extract<CameraLocation, { kind: 'remote' }>>;
 }
 
 export async function startLiveApp(t: TestContext, opts: { stallSeconds?: number; limits?: Partial<LiveLimits>; authDisabled?: boolean } = {}): Promise<LiveApp> {
   const hubs = new Map<string, StreamHub | undefined>();
-  const auth = new TokenAuthenticator([{ name: 'wall', role: 'viewer', sha256: sha256(VIEWER_TOKEN) }], opts.authDisabled ?? false);
-  // The pieces of buildApp this endpoint involves, so the test does not depend on unrelated services.
-  const app = Fastify({ forceCloseConnections: true });
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  installErrorHandling(app);
-  const cameras = fakeCameras(hubs);
-  await app.register(cameraListRoutes, { auth, cameras });
-  await app.register(webPageRoutes, {});
-  installLiveSocket(app, {
-    auth,
-    cameras,
-    log: pino({ level: 'silent' }),
-    waitForStreamMs: (opts.stallSeconds ?? 10) * 1000,
-    ...(opts.limits === undefined ? {} : { limits: opts.limits }),
+  const remote = new Map<string, Extract<CameraLocation, { kind: 'remote' }>>();
+  const live = await listenTestApp(t, {
+    cameras: hubCameras(hubs),
+    locator: mapLocator((id) => hubs.has(id), remote),
+    ...(opts.authDisabled === undefined ? {} : { authDisabled: opts.authDisabled }),
+    ...(opts.stallSeconds === undefined ? {} : { stallSeconds: opts.stallSeconds }),
+    ...(opts.limits === undefined ? {} : { liveLimits: opts.limits }),
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  t.after(() => app.close());
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  return { url: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}`, app, hubs };
+  return { url: live.url, wsUrl: live.wsUrl, app: live.app, hubs, remote };
 }
 
 /** A fragment whose first 4 bytes carry its number and the 5th its keyframe flag. */

@@ -7,6 +7,7 @@ import { JobQueue, type JobRunner } from '../../src/jobs/job-queue.js';
 import type { JobRecord } from '../../src/jobs/job-record.js';
 import { JobStore } from '../../src/jobs/job-store.js';
 import { tempDir } from '@vigil/testing/temp-dir';
+import { ManualClock } from '../support/fakes.js';
 
 function gatedRunner(): { runner: JobRunner; release(): void; started: string[] } {
   let open: () => void = () => undefined;
@@ -68,16 +69,16 @@ test('after a restart pending and running jobs run again; one restarted 3 times 
 
 test('a result past its retention time is deleted and reported expired', async (t) => {
   const dir = await tempDir(t);
-  let now = 1_000_000_000_000;
+  const clock = new ManualClock(1_000_000_000_000);
   const runner: JobRunner = async (_job, ctx) => writeFile(ctx.resultPath, 'x');
   const store = new JobStore(dir);
-  const q = new JobQueue({ store, log: pino({ level: 'silent' }), runners: { export: runner, timelapse: runner, assemble: runner }, resultTtlMs: 60_000, now: () => now });
+  const q = new JobQueue({ store, log: pino({ level: 'silent' }), runners: { export: runner, timelapse: runner, assemble: runner }, resultTtlMs: 60_000, clock });
   await q.open();
   t.after(() => q.close());
   const job = await q.submit({ camera_id: 'c', from: 1, to: 2, kind: 'export' });
   for (let i = 0; i < 100 && q.get(job.job_id)?.state !== 'done'; i++) await new Promise((r) => setTimeout(r, 10));
   assert.equal(await q.isExpired(q.get(job.job_id) as JobRecord), false);
-  now += 61_000;
+  clock.advance(61_000);
   assert.equal(await q.isExpired(q.get(job.job_id) as JobRecord), true);
   await assert.rejects(import('node:fs/promises').then((fs) => fs.access(store.resultPath(job.job_id))));
 });

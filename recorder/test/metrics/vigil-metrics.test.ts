@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { createVigilMetrics, type MetricsSources } from '../../src/metrics/vigil-metrics.js';
 import { SnapshotService } from '../../src/snapshot/snapshot-service.js';
-import { configCamera, testLogger } from '../support/api-app.js';
+import { configCamera, testLogger } from '../support/fakes.js';
 import { parsePrometheusText } from '@vigil/testing/prometheus-text';
 
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 0xff, 0xd9]);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { onvifTarget } from '../../src/ptz/onvif-target.js';
 import { PtzNoCredentialsError } from '../../src/ptz/ptz-errors.js';
 import { cameraSchema } from '../../src/config/schema.js';
-import { configCamera } from '../support/api-app.js';
+import { configCamera } from '../support/fakes.js';
 
 test('the device address defaults to the RTSP host on port 80 and follows the onvif key', () => {
   const plain = onvifTarget(configCamera({ id: 'a', source: 'rtsp://admin:p%40ss@cam.example:8554/live', ptz: true }));

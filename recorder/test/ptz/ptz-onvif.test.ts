@@ -3,7 +3,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { PtzService } from '../../src/ptz/ptz-service.js';
-import { buildApiApp, configCamera, TOKENS, type ApiApp } from '../support/api-app.js';
+import { configCamera } from '../support/fakes.js';
+import { buildServiceApp, TOKENS, type TestApp } from '../support/test-app.js';
 import { PTZ_PROFILE, startOnvifCamera, type OnvifCamera } from '@vigil/testing/onvif-camera';
 
 const USER = 'onvif-admin';
@@ -15,8 +16,8 @@ const NO_SNAPSHOTS = {
   },
 };
 
-async function setUp(t: TestContext, cameras: Array<Record<string, unknown>>): Promise<ApiApp> {
-  const api = await buildApiApp(cameras.map(configCamera), (registry, log) => ({
+async function setUp(t: TestContext, cameras: Array<Record<string, unknown>>): Promise<TestApp> {
+  const api = await buildServiceApp(cameras.map(configCamera), (registry, log) => ({
     snapshots: NO_SNAPSHOTS,
     ptz: new PtzService({ cameras: registry, log, requestTimeoutMs: 2_000 }),
   }));
@@ -30,7 +31,7 @@ async function fixture(t: TestContext, opts: Partial<Parameters<typeof startOnvi
   return cam;
 }
 
-function post(api: ApiApp, path: string, body: unknown, token: string = TOKENS.operator): Promise<LightMyRequestResponse> {
+function post(api: TestApp, path: string, body: unknown, token: string = TOKENS.operator): Promise<LightMyRequestResponse> {
   return api.app.inject({ method: 'POST', url: path, payload: body as Record<string, unknown>, headers: { authorization: `Bearer ${token}` } });
 }
 

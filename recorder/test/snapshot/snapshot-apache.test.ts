@@ -3,7 +3,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import { SnapshotService } from '../../src/snapshot/snapshot-service.js';
-import { buildApiApp, configCamera, TOKENS, type ApiApp } from '../support/api-app.js';
+import { configCamera } from '../support/fakes.js';
+import { buildServiceApp, TOKENS, type TestApp } from '../support/test-app.js';
 import { startApacheCamera, type ApacheCamera } from '@vigil/testing/apache-camera';
 import { waitUntil } from '@vigil/testing/processes';
 import { tempDir } from '@vigil/testing/temp-dir';
@@ -14,7 +15,7 @@ const SOURCE = `rtsp://${USER}:${PASSWORD}@127.0.0.1:8554/stream`;
 const NO_PTZ = { move: async () => undefined, stop: async () => undefined };
 
 interface Fixture {
-  api: ApiApp;
+  api: TestApp;
   camera: ApacheCamera;
   clock: { now: number };
   get(id: string): Promise<LightMyRequestResponse>;
@@ -26,7 +27,7 @@ async function setUp(t: TestContext, cameras: (cam: ApacheCamera) => Array<Recor
   t.after(() => camera.stop());
   const clock = { now: Date.parse('2026-03-01T12:00:00Z') };
   let service: SnapshotService | undefined;
-  const api = await buildApiApp(cameras(camera).map(configCamera), (registry, log) => {
+  const api = await buildServiceApp(cameras(camera).map(configCamera), (registry, log) => {
     service = new SnapshotService({ cameras: registry, log, now: () => clock.now });
     return { snapshots: service, ptz: NO_PTZ };
   });
@@ -46,7 +47,7 @@ async function settledLog(camera: ApacheCamera, n: number): Promise<string[]> {
   return camera.accessLog();
 }
 
-function assertClean(api: ApiApp, ...texts: string[]): void {
+function assertClean(api: TestApp, ...texts: string[]): void {
   for (const text of [api.logText(), ...texts]) assert.ok(!text.includes(PASSWORD), `no camera password in: ${text.slice(0, 300)}`);
 }
 

@@ -2,14 +2,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SnapshotService } from '../../src/snapshot/snapshot-service.js';
-import { buildApiApp, configCamera, TOKENS } from '../support/api-app.js';
+import { configCamera } from '../support/fakes.js';
+import { buildServiceApp, TOKENS } from '../support/test-app.js';
 import { startSilentServer } from '@vigil/testing/silent-server';
 
 test('a silent camera answers 504 camera_timeout within 10.5 s', { timeout: 30_000 }, async (t) => {
   const silent = await startSilentServer();
   t.after(() => silent.close());
   let service: SnapshotService | undefined;
-  const api = await buildApiApp([configCamera({ id: 'hung', source: 'rtsp://u:Hung-pw-99@127.0.0.1:8554/s', snapuri: `http://127.0.0.1:${silent.port}/snap.jpg` })], (registry, log) => {
+  const api = await buildServiceApp([configCamera({ id: 'hung', source: 'rtsp://u:Hung-pw-99@127.0.0.1:8554/s', snapuri: `http://127.0.0.1:${silent.port}/snap.jpg` })], (registry, log) => {
     service = new SnapshotService({ cameras: registry, log, now: () => Date.now() });
     return { snapshots: service, ptz: { move: async () => undefined, stop: async () => undefined } };
   });

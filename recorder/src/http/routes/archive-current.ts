@@ -23,6 +23,7 @@ export const archiveCurrentRoutes: FastifyPluginAsyncZod<CurrentRouteOptions> = 
           404: errorResponse,
         },
       },
+      config: { camera: { from: 'params', key: 'camera_id', unknown: 'not_found' } },
       onRequest: async (req) => {
         opts.auth.require(req, 'viewer');
       },
@@ -31,8 +32,7 @@ export const archiveCurrentRoutes: FastifyPluginAsyncZod<CurrentRouteOptions> = 
       const { camera_id } = req.params;
       const current = opts.cameras.currentSegment(camera_id);
       if (current === undefined) {
-        const state = opts.cameras.state(camera_id);
-        const why = state === undefined ? 'the camera is not known on this node' : state === 'stopped' ? 'the camera is stopped' : 'no file is being written (stream silent, or record.format is mp4)';
+        const why = opts.cameras.state(camera_id) === 'stopped' ? 'the camera is stopped' : 'no file is being written (stream silent, or record.format is mp4)';
         throw new ApiError('not_recording', `camera ${camera_id}: ${why}`);
       }
       return { camera_id, filename: current.filename, start: formatIsoWithOffset(current.start), size: current.size };

@@ -45,6 +45,8 @@ export const archiveSegmentsRoutes: FastifyPluginAsyncZod<SegmentsRouteOptions> 
         }),
         response: { 200: z.object({ archive: z.array(segmentRecord), days: z.array(z.string()) }), 400: errorResponse, 500: errorResponse, 503: errorResponse },
       },
+      // A camera no node knows lists an empty archive (spec, listing rule 6).
+      config: { camera: { from: 'params', key: 'camera_id', unknown: 'route' } },
       onRequest: async (req) => {
         opts.auth.require(req, 'viewer');
       },

@@ -18,7 +18,11 @@ const body = z
   .strict();
 
 export const cameraControlRoutes: FastifyPluginAsyncZod<CameraControlRouteOptions> = async (app, opts) => {
-  const operatorOnly = { onRequest: async (req: Parameters<TokenAuthenticator['require']>[0]) => void opts.auth.require(req, 'operator') };
+  const operatorOnly = {
+    onRequest: async (req: Parameters<TokenAuthenticator['require']>[0]) => void opts.auth.require(req, 'operator'),
+    // One camera is started or stopped where it records; `*` means every camera of this node.
+    config: { camera: { from: 'body', key: 'id', unknown: 'not_found' } as const },
+  };
   app.post(
     '/cameras/start',
     { schema: { body, response: { 200: z.object({ status: z.literal('ok'), started: z.number().int() }), 404: errorResponse } }, ...operatorOnly },

@@ -33,6 +33,8 @@ const stopBody = z.object({ camera_id: cameraId }).strict();
 const ok = (message: string) => z.object({ status: z.literal('ok'), message: z.literal(message) });
 const errors = { 400: errorResponse, 401: errorResponse, 403: errorResponse, 404: errorResponse, 422: errorResponse, 502: errorResponse };
 
+const camera = { from: 'body', key: 'camera_id', unknown: 'not_found' } as const;
+
 /** Movement fields a validation failure is about; those answer 422 invalid_ptz_value, anything else 400. */
 const MOVEMENT_FIELDS = new Set(['pan', 'tilt', 'zoom', 'speed']);
 
@@ -41,6 +43,7 @@ export const ptzRoutes: FastifyPluginAsyncZod<PtzRouteOptions> = async (app, opt
     '/api/ptz/move',
     {
       schema: { body: moveBody, response: { 200: ok('ptz move completed'), ...errors } },
+      config: { camera },
       attachValidation: true,
       onRequest: async (req) => {
         opts.auth.require(req, 'operator');
@@ -61,6 +64,7 @@ export const ptzRoutes: FastifyPluginAsyncZod<PtzRouteOptions> = async (app, opt
     '/api/ptz/stop',
     {
       schema: { body: stopBody, response: { 200: ok('ptz stop completed'), ...errors } },
+      config: { camera },
       onRequest: async (req) => {
         opts.auth.require(req, 'operator');
       },

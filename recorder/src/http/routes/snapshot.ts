@@ -26,6 +26,7 @@ export const snapshotRoutes: FastifyPluginAsyncZod<SnapshotRouteOptions> = async
     {
       // No response schema: the 200 body is the camera's bytes (fastify sends a Buffer as is); errors go through the error handler.
       schema: { params },
+      config: { camera: { from: 'params', key: 'id', unknown: 'not_found' } },
       onRequest: async (req) => {
         opts.auth.require(req, 'viewer');
       },

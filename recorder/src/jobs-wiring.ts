@@ -1,10 +1,10 @@
 // Wires archive jobs into a recorder: the queue, its runners over local recordings, the cluster token, peers.
-import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { ArchiveCatalog } from './archive/archive-catalog.js';
 import type { SegmentIndex } from './archive/segment-index.js';
 import type { VigilConfig } from './config/schema.js';
 import type { CameraFleet } from './fleet/camera-fleet.js';
+import type { CameraRuntime } from './fleet/camera-runtime.js';
 import type { JobsService } from './http/routes/archive-jobs.js';
 import { exportRunner, timelapseRunner } from './jobs/archive-job-runners.js';
 import { assembleRunner } from './jobs/assemble-runner.js';
@@ -14,19 +14,25 @@ import type { JobRecord } from './jobs/job-record.js';
 import { JobStore } from './jobs/job-store.js';
 import { findExecutable } from './jobs/media-tool.js';
 import { JOB_KINDS, JOB_STATES, type JobKind as JobMetricKind, type JobMetrics } from './metrics/job-metrics.js';
+import type { ClusterToken } from './peers/cluster-token.js';
+import type { PeerDirectory } from './peers/peer-directory.js';
+import type { Clock } from './util/clock.js';
 
-export interface JobsNode {
+export interface Jobs {
   service: JobsService;
   queue: JobQueue;
   close(): Promise<void>;
 }
 
-export interface JobsNodeOptions {
+export interface JobsOptions {
   config: VigilConfig;
   log: Logger;
   index: SegmentIndex;
   catalog: ArchiveCatalog;
-  fleet: CameraFleet;
+  fleet: CameraFleet<CameraRuntime>;
+  peers: PeerDirectory;
+  clusterToken: ClusterToken;
+  clock: Clock;
   metrics?: JobMetrics;
 }
 
@@ -34,20 +40,8 @@ function metricKind(job: JobRecord): JobMetricKind {
   return job.parts !== undefined ? 'assemble' : job.kind;
 }
 
-/** The cluster token shared by the nodes, read once; its absence just means none is sent or accepted. */
-export function readClusterToken(config: VigilConfig, log: Logger): string | undefined {
-  const file = config.auth.cluster_token_file;
-  if (file === undefined) return undefined;
-  try {
-    return readFileSync(file, 'utf8').trim() || undefined;
-  } catch (err) {
-    log.error({ file, err: (err as NodeJS.ErrnoException).code ?? String(err) }, 'auth.cluster_token_file cannot be read; node-to-node requests will be refused');
-    return undefined;
-  }
-}
-
-export async function startJobsNode(opts: JobsNodeOptions, clusterToken: string | undefined): Promise<JobsNode> {
-  const { config, log, index, catalog, fleet } = opts;
+export async function startJobs(opts: JobsOptions): Promise<Jobs> {
+  const { config, log, index, catalog, fleet, peers, clusterToken } = opts;
   const jobsLog = log.child({ component: 'jobs' });
   const store = new JobStore(config.work_dir);
   const archive: LocalArchive = {
@@ -65,9 +59,10 @@ export async function startJobsNode(opts: JobsNodeOptions, clusterToken: string 
     runners: {
       export: exportRunner(deps),
       timelapse: timelapseRunner(deps),
-      assemble: assembleRunner({ ...deps, clusterToken: () => clusterToken }),
+      assemble: assembleRunner({ ...deps, clusterToken: () => clusterToken.current(), peerUrl: (addr) => peers.urlOf(addr) }),
     },
     resultTtlMs: config.jobs.result_ttl_seconds * 1000,
+    clock: opts.clock,
     onChange: (job) => {
       const metrics = opts.metrics;
       if (metrics === undefined) return;
@@ -78,14 +73,13 @@ export async function startJobsNode(opts: JobsNodeOptions, clusterToken: string 
     },
   });
   await queue.open();
-  const peers = new Set(config.cluster.peers);
   const service: JobsService = {
     mediaToolAvailable: async () => (await findExecutable(config.media_tool)) !== undefined,
     submit: (spec) => queue.submit(spec),
     get: (id) => queue.get(id),
     isExpired: (job) => queue.isExpired(job),
     resultPath: (id) => store.resultPath(id),
-    isKnownPeer: (addr) => peers.has(addr),
+    isKnownPeer: (addr) => peers.isKnownPeer(addr),
   };
   return { service, queue, close: () => queue.close() };
 }

@@ -4,8 +4,8 @@ import { readDiskSpace } from './archive/disk-space.js';
 import type { RetentionCleaner } from './archive/retention.js';
 import { resolveListen } from './config/listen.js';
 import type { VigilConfig } from './config/schema.js';
-import type { DatabaseNode } from './database-node.js';
 import type { CameraFleet } from './fleet/camera-fleet.js';
+import type { CameraRuntime } from './fleet/camera-runtime.js';
 import { clusterStoreCheck } from './health/cluster-store-check.js';
 import { licenseCheck } from './health/license-check.js';
 import { ReadinessChecks } from './health/readiness.js';
@@ -17,17 +17,20 @@ import { LicenseMonitor } from './license/license-monitor.js';
 import type { CameraStats } from './metrics/camera-series.js';
 import { readNodeMetrics } from './metrics/node-metrics.js';
 import { createVigilMetrics, type VigilMetrics } from './metrics/vigil-metrics.js';
+import type { RecorderMode } from './modes/recorder-mode.js';
+import type { Clock } from './util/clock.js';
 
-export interface OperationsNodeOptions {
+export interface OperationsOptions {
   config: VigilConfig;
   nodeName: string;
   log: Logger;
-  fleet: CameraFleet;
+  fleet: CameraFleet<CameraRuntime>;
   retention: RetentionCleaner;
-  db: DatabaseNode | undefined;
+  mode: RecorderMode;
+  clock: Clock;
 }
 
-export interface OperationsNode {
+export interface Operations {
   metrics: VigilMetrics;
   /** What buildApp needs for /api/health/ready, /api/metrics and request timing. */
   app: AppDeps['operations'];
@@ -36,7 +39,7 @@ export interface OperationsNode {
   close(): Promise<void>;
 }
 
-export function cameraStats(fleet: CameraFleet): CameraStats[] {
+export function cameraStats(fleet: CameraFleet<CameraRuntime>): CameraStats[] {
   return fleet.runtimes().map((rt) => {
     const hub = rt.hub.counters;
     const own = rt.counters;
@@ -54,14 +57,14 @@ export function cameraStats(fleet: CameraFleet): CameraStats[] {
   });
 }
 
-export function createOperationsNode(opts: OperationsNodeOptions): OperationsNode {
-  const { config, log, fleet, retention, db } = opts;
-  const license = new LicenseMonitor({ file: config.license_file, publicKey: config.license.public_key, required: config.license.required }, log);
+export function createOperations(opts: OperationsOptions): Operations {
+  const { config, log, fleet, retention, mode } = opts;
+  const license = new LicenseMonitor({ file: config.license_file, publicKey: config.license.public_key, required: config.license.required }, log, opts.clock);
   const healthLog = log.child({ component: 'readiness' });
   let lastDirFailure: string | undefined;
   const readiness = new ReadinessChecks([
-    storageCheck(db === undefined ? undefined : () => db.pool.query('SELECT 1')),
-    clusterStoreCheck(undefined), // cluster mode plugs its store in here
+    storageCheck(mode.storagePing),
+    clusterStoreCheck(mode.clusterStore),
     recordingsDirCheck({
       recordPath: config.record_path,
       onFailure: (reason) => {
@@ -75,7 +78,7 @@ export function createOperationsNode(opts: OperationsNodeOptions): OperationsNod
   void readiness.evaluate();
   const metrics = createVigilMetrics({
     cameras: () => cameraStats(fleet),
-    ...(db === undefined ? {} : { outboxDepth: () => db.outbox.depth }),
+    ...(mode.outboxDepth === undefined ? {} : { outboxDepth: mode.outboxDepth }),
     retentionDeletions: () => retention.deletions,
     recordPathFreeBytes: async () => (await readDiskSpace(config.record_path)).freeBytes,
   });

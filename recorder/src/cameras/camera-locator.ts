@@ -1,0 +1,17 @@
+// Where a camera lives, asked once per request by http/: recorded here, recorded by another node, or unknown.
+import type { Camera } from './camera.js';
+
+export type CameraLocation =
+  | { kind: 'local' }
+  /** Another node records it: its base URL inside the cluster, and through the Ingress when it has one. */
+  | { kind: 'remote'; node: string; url: string; publicUrl: string | undefined }
+  | { kind: 'unknown' };
+
+export interface CameraLocator {
+  locate(cameraId: string): CameraLocation;
+}
+
+/** Standalone and database modes: a camera is here when this node's registry knows it; no other node exists. */
+export function localCameraLocator(cameras: { get(id: string): Camera | undefined }): CameraLocator {
+  return { locate: (id) => (cameras.get(id) === undefined ? { kind: 'unknown' } : { kind: 'local' }) };
+}

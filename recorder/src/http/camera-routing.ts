@@ -1,0 +1,57 @@
+// Where a camera-scoped request is answered: here, by a 307 to the node that records the camera, or by a 404 for a camera no node knows.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CameraNotFoundError } from '../cameras/camera-errors.js';
+import type { CameraLocation, CameraLocator } from '../cameras/camera-locator.js';
+
+/** How a route names its camera; routes without it are never redirected (export and time-lapse read local files). */
+export interface CameraAddressing {
+  /** Where the camera id is: a path parameter or a field of the JSON body. */
+  from: 'params' | 'body';
+  key: string;
+  /** A camera no node knows: answered by the route itself (the listing's empty archive) or 404 here. */
+  unknown: 'route' | 'not_found';
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    camera?: CameraAddressing;
+  }
+}
+
+/**
+ * Runs after authentication and validation (preHandler), so a caller without a valid token or with a bad body is
+ * answered here and learns nothing about where cameras live. `*` (every camera, start/stop) is always local.
+ */
+export function installCameraRouting(app: FastifyInstance, locator: CameraLocator): void {
+  app.addHook('preHandler', async (req, reply) => {
+    const addressing = req.routeOptions.config.camera;
+    // A route that attaches validation errors (PTZ) answers them itself, before any routing.
+    if (addressing === undefined || req.validationError !== undefined) return;
+    const id = cameraIdOf(req, addressing);
+    if (id === undefined || id === '*') return;
+    const where = locator.locate(id);
+    if (where.kind === 'remote') {
+      return reply.code(307).header('Location', redirectLocation(where, req.headers, req.url)).header('Cache-Control', 'no-store').send();
+    }
+    if (where.kind === 'unknown' && addressing.unknown === 'not_found') throw new CameraNotFoundError(id);
+    return;
+  });
+}
+
+function cameraIdOf(req: FastifyRequest, addressing: CameraAddressing): string | undefined {
+  const holder = (addressing.from === 'params' ? req.params : req.body) as Record<string, unknown> | undefined;
+  const id = holder?.[addressing.key];
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * The owner's base URL + the same path and query. A request that came through the Ingress (it carries
+ * X-Forwarded-Host or Forwarded) is sent to the owner's public URL when it has one; anything else to the
+ * internal one (the owner's Service), which callers inside the cluster can reach.
+ */
+export function redirectLocation(where: Extract<CameraLocation, { kind: 'remote' }>, headers: IncomingHttpHeaders, rawUrl: string): string {
+  const viaIngress = headers['x-forwarded-host'] !== undefined || headers['forwarded'] !== undefined;
+  const base = viaIngress && where.publicUrl !== undefined ? where.publicUrl : where.url;
+  return `${base.replace(/\/+$/, '')}${rawUrl.startsWith('/') ? rawUrl : `/${rawUrl}`}`;
+}

@@ -1,0 +1,47 @@
+// The seam between the recorder and where it runs: standalone, with a database, or in a cluster — chosen once at start.
+import type { Logger } from 'pino';
+import type { ArchiveSource } from '../archive/segment-listing.js';
+import type { CameraLocator } from '../cameras/camera-locator.js';
+import type { CameraRegistry } from '../cameras/registry.js';
+import type { VigilConfig } from '../config/schema.js';
+import type { ClusterStore } from '../health/cluster-store-check.js';
+import type { PeerDirectory } from '../peers/peer-directory.js';
+import type { ClosedSegment } from '../recording/closed-segment.js';
+import type { Clock } from '../util/clock.js';
+
+export type ModeKind = 'standalone' | 'database' | 'cluster';
+
+export interface ModeContext {
+  config: VigilConfig;
+  nodeName: string;
+  log: Logger;
+  /** The mode publishes its cameras here (the configuration file's are published by the recorder in every mode). */
+  registry: CameraRegistry;
+  clock: Clock;
+}
+
+/**
+ * Everything that differs between the deployment shapes. The recorder asks these questions and never
+ * checks which mode it is in.
+ */
+export interface RecorderMode {
+  readonly kind: ModeKind;
+  /** Where listings read closed segments; undefined means this node's own disk (the walked index). */
+  readonly archive: ArchiveSource | undefined;
+  /** Whether a camera is recorded here, by another node (307) or nowhere. */
+  readonly locator: CameraLocator;
+  /** The nodes assembly parts may be fetched from. */
+  readonly peers: PeerDirectory;
+  /** Readiness `storage` (the database's `SELECT 1`) and `cluster_store`; undefined when the mode has none. */
+  readonly storagePing: (() => Promise<unknown>) | undefined;
+  readonly clusterStore: ClusterStore | undefined;
+  /** Rows waiting for the database; undefined when the mode has no database. */
+  readonly outboxDepth: (() => number) | undefined;
+  /** A segment closed (or was found by a rescan): durably queued for the shared index, if the mode has one. */
+  segmentClosed(segment: ClosedSegment): Promise<void>;
+  segmentsRemoved(segments: readonly ClosedSegment[]): Promise<void>;
+  /** Begins publishing the mode's cameras into the registry; called once the fleet listens to it. */
+  startCameraSources(): Promise<void>;
+  /** Stops the camera sources and flushes what waits for the database; called after the fleet closed its files. */
+  close(): Promise<void>;
+}
