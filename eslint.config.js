@@ -1,6 +1,10 @@
-// Lint rules for every workspace: typescript-eslint's recommended set over the sources and tests.
+// Lint rules for every workspace: typescript-eslint's recommended set over the sources and tests, and the layer rule.
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint/layers.js';
+
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'var/**', '.bench-out/**'] },
@@ -19,5 +23,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-constant-condition': ['error', { checkLoops: false }],
     },
+  },
+  {
+    files: ['**/*.ts'],
+    plugins: { vigil: layersPlugin(ROOT) },
+    rules: { 'vigil/layers': 'error' },
   },
 );

@@ -93,6 +93,41 @@ test('SIGHUP: added cameras start, removed ones stop, changed ones restart, othe
   assert.equal(await ffmpegOf('hup-keep'), keepPid);
 });
 
+test('SIGHUP storm: configurations swapped in quick succession end with exactly the last one’s ffmpegs, one per camera', { timeout: 90_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const base = { auth: { disabled: true }, record: { segment_seconds: 60 } };
+  const cams = (spec: Array<[string, string]>) => ({ ...base, cameras: spec.map(([id, size]) => ({ id: `storm-${id}`, source: testsrc(size) })) });
+  const rec = await startRecorderProcess({ dir, config: cams([['a', '320x240'], ['b', '320x240']]) });
+  t.after(() => rec.stop());
+  await waitUntil(async () => (await processesMatching('vigil-camera=storm-')).length === 2, 15_000, 'two ffmpegs');
+  // Each swap changes, removes or re-adds cameras while the previous restarts are still stopping ffmpegs.
+  const swaps: Array<Array<[string, string]>> = [
+    [['a', '352x288'], ['b', '320x240']],
+    [['b', '320x240']],
+    [['a', '320x240'], ['b', '352x288'], ['c', '320x240']],
+    [['a', '176x144'], ['c', '352x288']],
+    [],
+    [['b', '176x144'], ['c', '320x240'], ['d', '320x240']],
+  ];
+  for (const spec of swaps) {
+    await rec.writeConfig(cams(spec));
+    rec.signal('SIGHUP');
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  const wanted = new Map([['storm-b', '176x144'], ['storm-c', '320x240'], ['storm-d', '320x240']]);
+  const settled = async (): Promise<boolean> => {
+    const procs = (await processesMatching('vigil-camera=storm-')).filter((p) => !p.state.startsWith('Z'));
+    const ids = procs.map((p) => /vigil-camera=(\S+)/.exec(p.args)?.[1] ?? '?');
+    return ids.length === wanted.size && [...wanted].every(([id, size]) => procs.some((p) => p.args.includes(`vigil-camera=${id} `) && p.args.includes(`size=${size}`)));
+  };
+  await waitUntil(settled, 30_000, 'exactly storm-b (176x144), storm-c and storm-d run');
+  // And it stays that way: no late start of a superseded version.
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.ok(await settled(), 'still exactly the last configuration two seconds later');
+  for (const id of wanted.keys()) await waitUntil(async () => (await getJson(`${rec.url}/api/archive/${id}/current`)).status === 200, 20_000, `${id} records`);
+  assert.equal((await getJson(`${rec.url}/api/archive/storm-a/current`)).status, 404);
+});
+
 test('a bad configuration stops the start with a non-zero exit naming the key', { timeout: 30_000 }, async (t) => {
   const dir = await tempDir(t);
   const rec = await startRecorderProcess({ dir, config: { auth: { disabled: true }, cameras: [{ id: 'ok', source: 'testsrc:' }, { id: '-bad', source: 'testsrc:' }] }, waitListening: false });

@@ -1,0 +1,45 @@
+// Stall detection and restart delays follow the injected clock: a camera goes silent when the clock says so, not the wall.
+import assert from 'node:assert/strict';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { CameraSupervisor } from '../../src/ingest/camera-supervisor.js';
+import { StreamHub } from '../../src/stream/stream-hub.js';
+import { tempDir } from '@vigil/testing/temp-dir';
+import { waitUntil } from '@vigil/testing/processes';
+import { encodeFragmented } from '../media/fixtures.js';
+import { configCamera, ManualClock, testLogger } from '../support/fakes.js';
+
+test('a camera that stops sending is declared silent only when the clock passes stall_seconds, then restarted after the backoff', { timeout: 60_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const media = await encodeFragmented(dir, 'one-second.mp4', { seconds: 1, video: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25'] });
+  // Stands in for ffmpeg: counts its starts, sends one second of fMP4, then stays silent until killed.
+  const starts = join(dir, 'starts');
+  const fakeFfmpeg = join(dir, 'fake-ffmpeg.sh');
+  await writeFile(fakeFfmpeg, `#!/bin/sh\necho x >> '${starts}'\ncat '${media}'\nexec sleep 600\n`);
+  await chmod(fakeFfmpeg, 0o755);
+  const startCount = async (): Promise<number> => (await readFile(starts, 'utf8').catch(() => '')).split('\n').filter((l) => l !== '').length;
+
+  const clock = new ManualClock();
+  const hub = new StreamHub('quiet');
+  const supervisor = new CameraSupervisor({ camera: configCamera({ id: 'quiet', source: 'rtsp://127.0.0.1:9/quiet' }), hub, log: testLogger().log, ffmpegPath: fakeFfmpeg, stallSeconds: 5, clock });
+  supervisor.start();
+  t.after(() => supervisor.stop());
+  await waitUntil(() => supervisor.state === 'streaming', 10_000, 'the init segment arrived');
+
+  // Real time passes, the manual clock does not: no stall.
+  await new Promise((r) => setTimeout(r, 1500));
+  assert.equal(supervisor.counters.stalls, 0);
+  assert.equal(supervisor.state, 'streaming');
+
+  clock.advance(4000);
+  assert.equal(supervisor.counters.stalls, 0, 'four seconds of silence is not five');
+  clock.advance(2100); // the watchdog looks once a second
+  assert.equal(supervisor.counters.stalls, 1, 'silent for more than stall_seconds');
+  await waitUntil(() => supervisor.state === 'stalled', 10_000, 'the old ffmpeg is gone and a restart is pending');
+  assert.equal(await startCount(), 1, 'no restart before the backoff delay');
+
+  await clock.advanceAsync(1000, 100);
+  await waitUntil(async () => (await startCount()) === 2, 10_000, 'restarted after the 1 s backoff');
+  assert.equal(supervisor.counters.restarts, 1);
+});

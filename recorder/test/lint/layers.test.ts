@@ -1,0 +1,42 @@
+// The layer rule bites: lower layers cannot import upper ones, only http/ touches fastify, workspaces keep apart.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+async function layerErrors(filePath: string, code: string): Promise<string[]> {
+  const eslint = new ESLint({ cwd: ROOT });
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}${filePath}` });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'vigil/layers').map((m) => m.message);
+}
+
+test('imports that break the layering are errors, with a message that says what to do', async () => {
+  const refused: Array<[string, string, RegExp]> = [
+    ['recorder/src/media/x.ts', "import { buildApp } from '../http/app.js';\nexport const a = buildApp;\n", /media\/ may not import recorder\/src\/http\//],
+    ['recorder/src/fleet/x.ts', "import Fastify from 'fastify';\nexport const a = Fastify;\n", /only recorder\/src\/http\/ may import fastify/],
+    ['recorder/src/recording/x.ts', "import { WebSocket } from 'ws';\nexport const a = WebSocket;\n", /may import ws/],
+    ['recorder/src/archive/x.ts', "import { startRecorder } from '../recorder.js';\nexport const a = startRecorder;\n", /composition root/],
+    ['recorder/src/fleet/x.ts', "import pg from 'pg';\nexport const a = pg;\n", /may import pg/],
+    ['recorder/src/cameras/x.ts', "import { a } from '@vigil/operator/x';\nexport const b = a;\n", /never imports @vigil\/operator/],
+    ['recorder/src/stream/x.ts', "import { a } from '../../../operator/src/x.js';\nexport const b = a;\n", /never imports operator\//],
+    ['recorder/src/brand-new/x.ts', "import { a } from '../util/x.js';\nexport const b = a;\n", /not in the layer table/],
+  ];
+  for (const [file, code, expected] of refused) {
+    const errors = await layerErrors(file, code);
+    assert.equal(errors.length, 1, `${file}: ${code.split('\n')[0]} → ${JSON.stringify(errors)}`);
+    assert.match(errors[0] as string, expected);
+  }
+});
+
+test('imports that follow the layering pass', async () => {
+  const allowed: Array<[string, string]> = [
+    ['recorder/src/http/routes/x.ts', "import { ApiError } from '../error-catalogue.js';\nimport { listSegments } from '../../archive/segment-listing.js';\nexport const a = [ApiError, listSegments];\n"],
+    ['recorder/src/fleet/x.ts', "import { StreamHub } from '../stream/stream-hub.js';\nexport const a = StreamHub;\n"],
+    ['recorder/src/db/x.ts', "import pg from 'pg';\nexport const a = pg;\n"],
+    ['recorder/src/main.ts', "import { buildApp } from './http/app.js';\nimport Fastify from 'fastify';\nexport const a = [buildApp, Fastify];\n"],
+    ['recorder/test/http/x.test.ts', "import Fastify from 'fastify';\nimport { a } from '@vigil/testing/net';\nexport const b = [Fastify, a];\n"],
+  ];
+  for (const [file, code] of allowed) assert.deepEqual(await layerErrors(file, code), [], file);
+});
