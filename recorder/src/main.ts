@@ -1,9 +1,11 @@
 // Composition root of vigil-recorder: arguments → configuration → logger → recorder; signals.
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { CameraRegistry } from './cameras/registry.js';
 import { parseCli, UsageError, USAGE } from './cli.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { resolveNodeName } from './config/node-name.js';
+import { parseTokensFile } from './config/tokens-file.js';
 import type { VigilConfig } from './config/schema.js';
 import { createLogger } from './log/logger.js';
 import { runLicenseVerify } from './license-command.js';
@@ -13,8 +15,18 @@ import { readVersion } from './version.js';
 const SHUTDOWN_DEADLINE_MS = 9_000;
 
 function checkStartable(config: VigilConfig): string | undefined {
-  if (config.auth.tokens.length === 0 && !config.auth.disabled) {
-    return 'auth.tokens: no token is configured; add one ({name, role, sha256}) or set auth.disabled: true to run without authentication (loopback only)';
+  if (config.auth.disabled) return undefined;
+  const file = config.auth.tokens_file;
+  if (file !== undefined) {
+    try {
+      if (config.auth.tokens.length + parseTokensFile(readFileSync(file, 'utf8')).length === 0) return `auth.tokens_file: ${file} holds no token`;
+    } catch (err) {
+      return `auth.tokens_file: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
+    }
+    return undefined;
+  }
+  if (config.auth.tokens.length === 0) {
+    return 'auth.tokens: no token is configured; add one ({name, role, sha256}), point auth.tokens_file at a list of them, or set auth.disabled: true to run without authentication (loopback only)';
   }
   return undefined;
 }
@@ -43,7 +55,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const paths = { file: cli.configFile, ...(cli.confDir === undefined ? {} : { confDir: cli.confDir }) };
   let config: VigilConfig;
   try {
-    config = await loadConfig(paths);
+    config = await loadConfig(paths, process.env);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`vigil-recorder: ${err.message}\n`);
@@ -59,8 +71,9 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   const registry = new CameraRegistry();
   const nodeNameCheck = resolveNodeName(config.nodeName);
-  if (config.database !== undefined && nodeNameCheck.from === 'none') {
-    process.stderr.write('vigil-recorder: refusing to start: nodeName is empty and the hostname cannot be read; with a database configured the node needs a name to find its cameras (set nodeName)\n');
+  if ((config.database !== undefined || config.cluster.enabled) && nodeNameCheck.from === 'none') {
+    const why = config.cluster.enabled ? 'in a cluster the node needs a name to find the cameras assigned to it' : 'with a database configured the node needs a name to find its cameras';
+    process.stderr.write(`vigil-recorder: refusing to start: nodeName is empty and the hostname cannot be read; ${why} (set nodeName or VIGIL_NODE_NAME)\n`);
     return 2;
   }
   const log = createLogger({ level: config.log_level, ...(config.log_file === undefined ? {} : { logFile: config.log_file }), secrets: () => registry.secrets() });
@@ -76,7 +89,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   const onHup = (): void => {
     reloading = reloading.then(async () => {
       try {
-        const next = await loadConfig(paths);
+        const next = await loadConfig(paths, process.env);
         const changes = recorder.reloadCameras(next);
         log.info(changes, 'configuration reloaded');
       } catch (err) {

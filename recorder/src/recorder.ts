@@ -21,6 +21,7 @@ import { startJobs } from './jobs-wiring.js';
 import { startRecorderMode } from './modes/select-mode.js';
 import type { RecorderMode } from './modes/recorder-mode.js';
 import { createOperations } from './operations-wiring.js';
+import { apiTokens } from './api-tokens.js';
 import { fileClusterToken } from './peers/cluster-token.js';
 import { PtzService } from './ptz/ptz-service.js';
 import type { ClosedSegment } from './recording/closed-segment.js';
@@ -139,7 +140,8 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   }, config.record.retention.interval_seconds * 1000);
 
   const clusterToken = fileClusterToken(config.auth.cluster_token_file, log, clock);
-  const auth = new TokenAuthenticator(config.auth.tokens, config.auth.disabled, () => clusterToken.current());
+  const tokens = apiTokens(config, log, clock);
+  const auth = new TokenAuthenticator(() => tokens.current(), config.auth.disabled, () => clusterToken.current());
   const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock });
   const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, clusterToken, clock, metrics: operations.metrics.jobs });
   const snapshots = new SnapshotService({ cameras: registry, log, now: () => clock.now(), observer: operations.metrics.snapshots });

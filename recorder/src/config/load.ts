@@ -103,8 +103,37 @@ function mergeCameraLists(base: unknown[], overlay: unknown[]): unknown[] {
   return out;
 }
 
-/** Load, merge and validate; throws ConfigError with one `key.path: problem` line per issue. */
-export async function loadConfig(paths: ConfigPaths): Promise<VigilConfig> {
+/**
+ * Environment variables that override the files: what differs per Pod when every recorder of a cluster
+ * reads the same ConfigMap (Kubernetes sets them from the downward API and the operator).
+ */
+export const ENVIRONMENT_OVERRIDES: Readonly<Record<string, readonly string[]>> = {
+  VIGIL_NODE_NAME: ['nodeName'],
+  VIGIL_CLUSTER_NAMESPACE: ['cluster', 'namespace'],
+  VIGIL_CLUSTER_ADVERTISE_URL: ['cluster', 'advertise_url'],
+  VIGIL_CLUSTER_PUBLIC_URL: ['cluster', 'public_url'],
+  VIGIL_DATABASE_URL: ['database', 'url'],
+};
+
+function environmentOverlay(env: Readonly<Record<string, string | undefined>>): { doc: Plain; from: Map<string, string> } {
+  const doc: Plain = {};
+  const from = new Map<string, string>();
+  for (const [name, path] of Object.entries(ENVIRONMENT_OVERRIDES)) {
+    const value = env[name];
+    if (value === undefined || value.trim() === '') continue;
+    let at = doc;
+    for (const key of path.slice(0, -1)) at = (at[key] ??= {}) as Plain;
+    at[path[path.length - 1] as string] = value.trim();
+    from.set(path.join('.'), name);
+  }
+  return { doc, from };
+}
+
+/**
+ * Load, merge and validate; throws ConfigError with one `key.path: problem` line per issue.
+ * `env` (process.env in the recorder) overrides the files through ENVIRONMENT_OVERRIDES.
+ */
+export async function loadConfig(paths: ConfigPaths, env: Readonly<Record<string, string | undefined>> = {}): Promise<VigilConfig> {
   let merged = (await readYamlFile(paths.file, true)) ?? {};
   if (paths.confDir !== undefined) {
     let names: string[] = [];
@@ -119,10 +148,16 @@ export async function loadConfig(paths: ConfigPaths): Promise<VigilConfig> {
       if (doc) merged = mergeConfigDocuments(merged, doc);
     }
   }
+  const overlay = environmentOverlay(env);
+  merged = mergeConfigDocuments(merged, overlay.doc);
   const parsed = configSchema.safeParse(merged);
   if (!parsed.success) {
     const files = paths.confDir === undefined ? paths.file : `${paths.file} (+ ${paths.confDir})`;
-    throw new ConfigError(`invalid configuration in ${files}:\n${formatIssues(parsed.error.issues)}`);
+    const lines = parsed.error.issues.map((i) => {
+      const fromEnv = overlay.from.get(i.path.map(String).join('.'));
+      return `${formatPath(i.path)}: ${i.message}${fromEnv === undefined ? '' : ` (set by ${fromEnv})`}`;
+    });
+    throw new ConfigError(`invalid configuration in ${files}:\n${lines.join('\n')}`);
   }
   return parsed.data;
 }

@@ -43,7 +43,16 @@ export const cameraSchema = z
   })
   .strict();
 
-const tokenSchema = z
+/** A base URL other nodes and callers can use: http(s), no credentials, no query. */
+const baseUrlSchema = z
+  .string()
+  .url()
+  .refine((s) => /^https?:\/\/[^/@?#]+(\/[^?#]*)?$/.test(s), { message: 'must be an http:// or https:// base URL without credentials, query or fragment' });
+
+/** Kubernetes namespace names are DNS labels. */
+const NAMESPACE_PATTERN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+export const tokenSchema = z
   .object({
     name: z.string().min(1),
     role: z.enum(['viewer', 'operator', 'admin']),
@@ -83,6 +92,8 @@ export const configSchema = z
     auth: z
       .object({
         tokens: z.array(tokenSchema).default([]),
+        /** A YAML list of tokens like `tokens` (a mounted Secret); read again when it changes, added to `tokens`. */
+        tokens_file: z.string().min(1).optional(),
         disabled: z.boolean().default(false),
         cluster_token_file: z.string().min(1).optional(),
       })
@@ -98,10 +109,25 @@ export const configSchema = z
       .default({ result_ttl_seconds: 3600, min_free_bytes: 1_073_741_824 }),
     cluster: z
       .object({
+        /** Cluster mode: cameras from Camera resources assigned to this node (Kubernetes). */
+        enabled: z.boolean().default(false),
+        /** Where the Camera resources, Leases and Secrets live; default: the ServiceAccount's namespace, else the kubeconfig's. */
+        namespace: z.string().regex(NAMESPACE_PATTERN, { message: 'must be a Kubernetes namespace name (a DNS label)' }).optional(),
+        /** The node's cluster state (the cached assignment) lives in dataDir/node_<name>/. */
+        dataDir: z.string().min(1).default('/var/lib/vigil/data'),
+        /** This node's base URL inside the cluster (its Service): other nodes and 307s use it. */
+        advertise_url: baseUrlSchema.optional(),
+        /** This node's base URL through the Ingress, for 307s to callers outside the cluster. */
+        public_url: baseUrlSchema.optional(),
         peers: z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/, { message: 'must be "host:port"' })).default([]),
       })
       .strict()
-      .default({ peers: [] }),
+      .superRefine((cluster, ctx) => {
+        if (cluster.enabled && cluster.advertise_url === undefined) {
+          ctx.addIssue({ code: 'custom', path: ['advertise_url'], message: 'is required when cluster.enabled is true (the URL other nodes and redirects use for this node)' });
+        }
+      })
+      .default({ enabled: false, dataDir: '/var/lib/vigil/data', peers: [] }),
     archive: z
       .object({
         rescan_minutes: z.number().positive().max(10_080).default(10),

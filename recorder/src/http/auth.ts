@@ -23,13 +23,16 @@ export interface TokenCarrier {
 }
 
 export class TokenAuthenticator {
-  readonly #byHash: Map<string, Caller>;
+  readonly #tokens: () => readonly TokenEntry[];
+  #tokensSeen: readonly TokenEntry[] | undefined;
+  #byHash = new Map<string, Caller>();
   readonly #clusterToken: () => string | undefined;
   readonly disabled: boolean;
 
   /** `clusterToken`: the secret shared by the nodes (read anew on each use: it may rotate), accepted only where a route allows it (assemble, downloads). */
-  constructor(tokens: readonly TokenEntry[], disabled: boolean, clusterToken: () => string | undefined = () => undefined) {
-    this.#byHash = new Map(tokens.map((t) => [t.sha256.toLowerCase(), { name: t.name, role: t.role }]));
+  /** `tokens`: a fixed list, or a function giving the current list (a token file that may change). */
+  constructor(tokens: readonly TokenEntry[] | (() => readonly TokenEntry[]), disabled: boolean, clusterToken: () => string | undefined = () => undefined) {
+    this.#tokens = typeof tokens === 'function' ? tokens : () => tokens;
     this.#clusterToken = clusterToken;
     this.disabled = disabled;
   }
@@ -53,6 +56,11 @@ export class TokenAuthenticator {
     if (this.disabled) return { name: 'anonymous', role: 'admin' };
     const token = bearerToken(req);
     if (token === undefined) return undefined;
+    const tokens = this.#tokens();
+    if (tokens !== this.#tokensSeen) {
+      this.#tokensSeen = tokens;
+      this.#byHash = new Map(tokens.map((t) => [t.sha256.toLowerCase(), { name: t.name, role: t.role }]));
+    }
     return this.#byHash.get(sha256Hex(token));
   }
 

@@ -89,3 +89,29 @@ test('a missing config file is an error that names the file', async (t) => {
   const dir = await tempDir(t);
   await assert.rejects(loadConfig({ file: join(dir, 'nope.yaml') }), /nope\.yaml: cannot be read \(ENOENT\)/);
 });
+
+test('environment variables override the files: node name, cluster URLs and namespace, database URL; a bad value names its variable', async (t) => {
+  const dir = await tempDir(t);
+  const file = await write(dir, 'config.yaml', 'nodeName: from-file\ncluster:\n  enabled: true\n  advertise_url: http://file.example:9997\nauth:\n  disabled: true\n');
+  const env = {
+    VIGIL_NODE_NAME: 'node-b',
+    VIGIL_CLUSTER_NAMESPACE: 'vigil',
+    VIGIL_CLUSTER_ADVERTISE_URL: 'http://vigil-recorder-node-b.vigil.svc:9997',
+    VIGIL_CLUSTER_PUBLIC_URL: 'https://node-b.vigil.example.com',
+    VIGIL_DATABASE_URL: 'postgres://vigil@db/vigil',
+    VIGIL_UNRELATED: 'x',
+  };
+  const cfg = await loadConfig({ file }, env);
+  assert.equal(cfg.nodeName, 'node-b');
+  assert.deepEqual({ ns: cfg.cluster.namespace, adv: cfg.cluster.advertise_url, pub: cfg.cluster.public_url }, { ns: 'vigil', adv: env.VIGIL_CLUSTER_ADVERTISE_URL, pub: env.VIGIL_CLUSTER_PUBLIC_URL });
+  assert.equal(cfg.database?.url, 'postgres://vigil@db/vigil');
+  assert.equal(cfg.cluster.dataDir, '/var/lib/vigil/data');
+  assert.equal((await loadConfig({ file }, { VIGIL_NODE_NAME: '  ' })).nodeName, 'from-file', 'an empty variable overrides nothing');
+  await assert.rejects(loadConfig({ file }, { VIGIL_CLUSTER_PUBLIC_URL: 'https://u:p@node-b.example.com' }), /cluster\.public_url: must be an http:\/\/ or https:\/\/ base URL.*\(set by VIGIL_CLUSTER_PUBLIC_URL\)/);
+});
+
+test('cluster mode needs the node’s advertised URL', async (t) => {
+  const dir = await tempDir(t);
+  const message = await loadError(dir, 'cluster:\n  enabled: true\n');
+  assert.match(message, /cluster\.advertise_url: is required when cluster\.enabled is true/);
+});

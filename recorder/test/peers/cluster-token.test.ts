@@ -27,7 +27,7 @@ test('a rotated token file is used without a restart; a missing file means no to
   assert.equal(token.current(), undefined);
   clock.advance(1000);
   assert.equal(token.current(), undefined);
-  assert.equal(text().split('\n').filter((l) => l.includes('cannot be read')).length, 1, 'the unreadable file is reported once');
+  assert.equal(text().split('\n').filter((l) => l.includes('cannot be used')).length, 1, 'the unreadable file is reported once');
   assert.ok(!text().includes('second-token') && !text().includes('first-token'), 'the token never reaches the log');
   await writeFile(file, 'third-token');
   clock.advance(1000);
