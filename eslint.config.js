@@ -20,4 +20,13 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  // The operator and the recorder talk only through the Kubernetes API and HTTP; both import @vigil/crds.
+  {
+    files: ['operator/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@vigil/recorder', '@vigil/recorder/*', '**/recorder/src/**'], message: 'the operator never imports the recorder' }] }] },
+  },
+  {
+    files: ['recorder/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['@vigil/operator', '@vigil/operator/*', '**/operator/src/**'], message: 'the recorder never imports the operator' }] }] },
+  },
 );
