@@ -4,6 +4,11 @@ import { test } from 'node:test';
 import { cameraDefinition, recorderNodeDefinition } from '../src/crd.js';
 import type { JsonSchema } from '../src/structural.js';
 
+/** The value at a dotted path of a schema ("properties.spec.required"). */
+function at(node: unknown, path: string): unknown {
+  return path.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], node);
+}
+
 function walk(node: JsonSchema, path: string, visit: (node: JsonSchema, path: string) => void): void {
   visit(node, path);
   const props = node.properties as Record<string, JsonSchema> | undefined;
@@ -34,22 +39,23 @@ test('Camera: namespaced, cam, status subresource, NODE/PHASE/AGE and URL at -o 
   assert.deepEqual(version.additionalPrinterColumns.map((c) => [c.name.toUpperCase(), c.jsonPath, c.priority ?? 0]), [
     ['NODE', '.status.node', 0], ['PHASE', '.status.phase', 0], ['AGE', '.metadata.creationTimestamp', 0], ['URL', '.status.url', 1],
   ]);
-  const schema = version.schema.openAPIV3Schema as any;
-  const spec = schema.properties.spec;
-  assert.deepEqual(spec.required, ['source']);
-  assert.match('rtsp://cam.example:554/stream1', new RegExp(spec.properties.source.pattern));
-  assert.doesNotMatch('http://cam.example/stream1', new RegExp(spec.properties.source.pattern));
-  assert.equal(spec.properties.ptz.default, false);
-  assert.equal(spec.properties.audio.default, 'auto');
-  assert.equal(spec.properties.credentialsSecretRef.properties.usernameKey.default, 'username');
-  assert.deepEqual([spec.properties.record.properties.segmentSeconds.minimum, spec.properties.record.properties.segmentSeconds.maximum], [1, 3600]);
-  assert.deepEqual(spec.properties.nodeSelector.additionalProperties, { type: 'string' });
-  const conditions = schema.properties.status.properties.conditions;
-  assert.equal(conditions['x-kubernetes-list-type'], 'map');
-  assert.deepEqual(conditions['x-kubernetes-list-map-keys'], ['type']);
-  assert.equal(schema.properties.status.properties.handoverFrom.nullable, true);
-  assert.equal(schema.properties.status.properties.lastMoveTime.format, 'date-time');
-  assert.equal(schema.properties.status.properties.lastMoveTime.pattern, undefined);
+  const spec = at(version.schema.openAPIV3Schema, 'properties.spec');
+  const status = at(version.schema.openAPIV3Schema, 'properties.status');
+  assert.deepEqual(at(spec, 'required'), ['source']);
+  const source = new RegExp(at(spec, 'properties.source.pattern') as string);
+  assert.match('rtsp://cam.example:554/stream1', source);
+  assert.doesNotMatch('http://cam.example/stream1', source);
+  assert.equal(at(spec, 'properties.ptz.default'), false);
+  assert.equal(at(spec, 'properties.audio.default'), 'auto');
+  assert.equal(at(spec, 'properties.credentialsSecretRef.properties.usernameKey.default'), 'username');
+  assert.equal(at(spec, 'properties.record.properties.segmentSeconds.minimum'), 1);
+  assert.equal(at(spec, 'properties.record.properties.segmentSeconds.maximum'), 3600);
+  assert.deepEqual(at(spec, 'properties.nodeSelector.additionalProperties'), { type: 'string' });
+  assert.equal(at(status, 'properties.conditions.x-kubernetes-list-type'), 'map');
+  assert.deepEqual(at(status, 'properties.conditions.x-kubernetes-list-map-keys'), ['type']);
+  assert.equal(at(status, 'properties.handoverFrom.nullable'), true);
+  assert.equal(at(status, 'properties.lastMoveTime.format'), 'date-time');
+  assert.equal(at(status, 'properties.lastMoveTime.pattern'), undefined);
 });
 
 test('RecorderNode: cluster-scoped, rn, ONLINE/MEMBER/CAMERAS/VERSION/AGE, member defaults to true', () => {
@@ -59,7 +65,6 @@ test('RecorderNode: cluster-scoped, rn, ONLINE/MEMBER/CAMERAS/VERSION/AGE, membe
   assert.deepEqual(crd.spec.names.shortNames, ['rn']);
   const version = crd.spec.versions[0]!;
   assert.deepEqual(version.additionalPrinterColumns.map((c) => c.name.toUpperCase()), ['ONLINE', 'MEMBER', 'CAMERAS', 'VERSION', 'AGE']);
-  const spec = (version.schema.openAPIV3Schema as any).properties.spec;
-  assert.equal(spec.properties.member.default, true);
-  assert.equal((version.schema.openAPIV3Schema as any).properties.status.properties.cameras.minimum, 0);
+  assert.equal(at(version.schema.openAPIV3Schema, 'properties.spec.properties.member.default'), true);
+  assert.equal(at(version.schema.openAPIV3Schema, 'properties.status.properties.cameras.minimum'), 0);
 });
