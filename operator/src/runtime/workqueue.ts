@@ -54,7 +54,6 @@ export class WorkQueue {
       this.timers.delete(key);
       this.add(key);
     }, ms);
-    timer.unref?.();
     this.timers.set(key, { at, timer });
   }
 
