@@ -1,0 +1,89 @@
+// Names shared by the operator and the recorder: API group, kinds, plurals, condition types and reasons, Lease names, annotations.
+
+export const GROUP = 'vigil.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export const CAMERA_KIND = 'Camera';
+export const CAMERA_PLURAL = 'cameras';
+export const CAMERA_SINGULAR = 'camera';
+export const CAMERA_SHORT_NAME = 'cam';
+
+export const RECORDER_NODE_KIND = 'RecorderNode';
+export const RECORDER_NODE_PLURAL = 'recordernodes';
+export const RECORDER_NODE_SINGULAR = 'recordernode';
+export const RECORDER_NODE_SHORT_NAME = 'rn';
+
+/** `kubectl get vigil` lists both kinds. */
+export const CATEGORY = 'vigil';
+
+/** Camera ids are path components and URL segments in the recorder: the same rule as its configuration. */
+export const CAMERA_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export const CAMERA_PHASES = ['Pending', 'Assigned', 'Recording', 'Failed'] as const;
+export type CameraPhase = (typeof CAMERA_PHASES)[number];
+
+/** Camera condition types: `Assigned` is the operator's, `Recording` the recorder's. */
+export const CameraCondition = {
+  Assigned: 'Assigned',
+  Recording: 'Recording',
+} as const;
+
+/** RecorderNode condition types, all written by the operator. */
+export const RecorderNodeCondition = {
+  Online: 'Online',
+  Ready: 'Ready',
+  Rolled: 'Rolled',
+} as const;
+
+/** Reasons of the Camera conditions (machine-readable, CamelCase as the API conventions ask). */
+export const CameraReason = {
+  /** Assigned=True: a node was chosen. */
+  NodeAssigned: 'NodeAssigned',
+  /** Assigned=True during a planned move: the new node records before the old one stops. */
+  Handover: 'Handover',
+  /** Assigned=False: no online member satisfies the pins. */
+  NoEligibleNode: 'NoEligibleNode',
+  /** Assigned=False: more than half of the members are not online; nothing is assigned or moved. */
+  NoQuorum: 'NoQuorum',
+  /** Assigned=False: `metadata.name` is not a valid camera id. */
+  InvalidName: 'InvalidName',
+  /** Recording=False from the recorder: the camera cannot be recorded. */
+  StreamUnavailable: 'StreamUnavailable',
+} as const;
+
+export const ConditionStatus = { True: 'True', False: 'False', Unknown: 'Unknown' } as const;
+export type ConditionStatusValue = (typeof ConditionStatus)[keyof typeof ConditionStatus];
+
+/** Set on a RecorderNode by `POST /cluster/leave`, removed by `POST /cluster/add-learner`: the node takes nothing. */
+export const LEFT_ANNOTATION = 'vigil.io/left';
+
+/** The operator's leader-election Lease, in the release namespace. */
+export const OPERATOR_LEASE_NAME = 'vigil-operator';
+
+export const NODE_LEASE_PREFIX = 'vigil-node-';
+
+/** The recorder's heartbeat Lease of a node, in the release namespace. */
+export function nodeLeaseName(nodeName: string): string {
+  return `${NODE_LEASE_PREFIX}${nodeName}`;
+}
+
+/** The node a heartbeat Lease belongs to, or undefined when the name is not a heartbeat Lease's. */
+export function nodeOfLease(leaseName: string): string | undefined {
+  return leaseName.startsWith(NODE_LEASE_PREFIX) && leaseName.length > NODE_LEASE_PREFIX.length ? leaseName.slice(NODE_LEASE_PREFIX.length) : undefined;
+}
+
+/** Heartbeat Lease timing (kubernetes.md §1, §4). */
+export const NODE_LEASE_DURATION_SECONDS = 15;
+export const NODE_LEASE_RENEW_SECONDS = 2;
+
+/** Labels the operator puts on the objects it owns. */
+export const Labels = {
+  name: 'app.kubernetes.io/name',
+  component: 'app.kubernetes.io/component',
+  managedBy: 'app.kubernetes.io/managed-by',
+  node: 'vigil.io/node',
+} as const;
+
+/** Annotation on a recorder Pod: the hash of the template it was made from (a change rolls the Pod). */
+export const TEMPLATE_HASH_ANNOTATION = 'vigil.io/template-hash';

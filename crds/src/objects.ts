@@ -1,0 +1,44 @@
+// The whole Camera and RecorderNode objects as they travel over the API (JSON: times are RFC 3339 strings).
+import type { CameraSpec, CameraStatus } from './camera.js';
+import type { RecorderNodeSpec, RecorderNodeStatus } from './recorder-node.js';
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** The part of metav1.ObjectMeta Vigil reads or writes. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  finalizers?: string[];
+}
+
+export interface Camera {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: CameraSpec;
+  status?: CameraStatus;
+}
+
+export interface RecorderNode {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec: RecorderNodeSpec;
+  status?: RecorderNodeStatus;
+}

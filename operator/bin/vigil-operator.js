@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// vigil-operator: see docs/kubernetes.md, section "Operator".
+import { main } from '../dist/src/main.js';
+
+main(process.argv.slice(2), process.env).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`vigil-operator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

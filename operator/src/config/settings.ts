@@ -1,0 +1,89 @@
+// The settings file (--settings, rendered by the chart into a ConfigMap): what the recorder Pods are made of.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { z } from 'zod';
+
+const name = z.string().min(1).max(253).regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'must be a Kubernetes object name (lowercase letters, digits, "-", ".")' });
+const quantity = z.union([z.string().regex(/^[0-9.]+([a-zA-Z]{1,2})?$/, { message: 'must be a Kubernetes quantity such as 500m, 1, 256Mi' }), z.number().positive()]);
+const resourceList = z.object({ cpu: quantity.optional(), memory: quantity.optional(), 'ephemeral-storage': quantity.optional() }).strict();
+const absolutePath = z.string().regex(/^\/\S*$/, { message: 'must be an absolute path' });
+const port = z.number().int().min(1).max(65535);
+
+export const settingsSchema = z
+  .object({
+    recorder: z
+      .object({
+        image: z.string().min(1),
+        imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).default('IfNotPresent'),
+        /** The recorder's config.yaml; its content hash is part of the Pod template, so a change rolls the Pods. */
+        configMap: name,
+        configKey: z.string().min(1).default('config.yaml'),
+        serviceAccountName: name.optional(),
+        secrets: z
+          .object({
+            /** API tokens file (auth.tokens_file), mounted at /etc/vigil/secrets/api-tokens/. */
+            apiTokens: name,
+            /** Cluster token (auth.cluster_token_file), mounted at /etc/vigil/secrets/cluster-token/. */
+            clusterToken: name,
+            /** License, key `vigil.lic`, mounted at /etc/vigil/vigil.lic. */
+            license: name.optional(),
+            /** Database URL Secret, key `url`, given as VIGIL_DATABASE_URL. */
+            database: name.optional(),
+          })
+          .strict(),
+        /** hostPath roots on every node (DirectoryOrCreate). */
+        hostPaths: z
+          .object({
+            recordings: absolutePath.default('/var/lib/vigil/recordings'),
+            data: absolutePath.default('/var/lib/vigil/data'),
+          })
+          .strict()
+          .default({ recordings: '/var/lib/vigil/recordings', data: '/var/lib/vigil/data' }),
+        resources: z.object({ requests: resourceList.optional(), limits: resourceList.optional() }).strict().optional(),
+        ports: z.object({ api: port.default(9997), metrics: port.default(9998) }).strict().default({ api: 9997, metrics: 9998 }),
+        terminationGracePeriodSeconds: z.number().int().min(11).max(3600).default(30),
+      })
+      .strict(),
+    /** Per-node Ingress rules (one host per node) for the 307 redirects through the Ingress. */
+    ingress: z
+      .object({
+        hostTemplate: z.string().regex(/^[a-z0-9.{}-]*\{node\}[a-z0-9.{}-]*$/, { message: 'must contain "{node}" and otherwise only host-name characters, e.g. "{node}.vigil.example.com"' }),
+        className: z.string().min(1).optional(),
+        tlsSecretName: name.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export type Settings = z.infer<typeof settingsSchema>;
+
+export class SettingsError extends Error {
+  constructor(file: string, problems: string[]) {
+    super(`settings file ${file} is not valid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'SettingsError';
+  }
+}
+
+/** Validates parsed settings; the error names each key to fix. */
+export function parseSettings(raw: unknown, file = '<settings>'): Settings {
+  const result = settingsSchema.safeParse(raw ?? {});
+  if (result.success) return result.data;
+  throw new SettingsError(file, result.error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(top level)'}: ${i.message}`));
+}
+
+export function loadSettings(file: string): Settings {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new SettingsError(file, [`cannot be read: ${(err as Error).message}`]);
+  }
+  let raw: unknown;
+  try {
+    raw = parse(text);
+  } catch (err) {
+    throw new SettingsError(file, [`is not YAML: ${(err as Error).message}`]);
+  }
+  return parseSettings(raw, file);
+}

@@ -1,0 +1,41 @@
+// What every controller is handed: the caches (informers), the client, the settings and the seams (clock, log, metrics, events).
+import type { Camera, RecorderNode } from '@vigil/crds';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { Settings } from '../config/settings.js';
+import type { KubeClient } from '../kube/client.js';
+import type { ConfigMap, Ingress, Lease, Node, Pod, Service } from '../kube/types.js';
+import type { OperatorMetrics } from '../metrics.js';
+import type { Informer } from '../runtime/informer.js';
+import type { EventRecorder } from './events.js';
+
+export interface Caches {
+  cameras: Informer<Camera>;
+  recorderNodes: Informer<RecorderNode>;
+  nodes: Informer<Node>;
+  leases: Informer<Lease>;
+  pods: Informer<Pod>;
+  services: Informer<Service>;
+  ingresses: Informer<Ingress>;
+  configMaps: Informer<ConfigMap>;
+}
+
+export interface ControllerContext {
+  client: KubeClient;
+  caches: Caches;
+  namespace: string;
+  settings: Settings;
+  clock: Clock;
+  log: Logger;
+  metrics: OperatorMetrics;
+  events: EventRecorder;
+  /** A node whose heartbeat is older than this is offline. */
+  nodeSilenceMs: number;
+  /** Which Kubernetes Nodes get a RecorderNode. */
+  nodeEligible: (labels: Record<string, string>) => boolean;
+}
+
+/** Cache key of a namespaced object in the release namespace. */
+export function nsKey(ctx: ControllerContext, name: string): string {
+  return `${ctx.namespace}/${name}`;
+}

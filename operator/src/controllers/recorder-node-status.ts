@@ -1,0 +1,46 @@
+// RecorderNode status: online (heartbeat Lease), lastHeartbeat, Online/Ready/Rolled conditions, observedGeneration,
+// written once per pass (read-modify-write with the resourceVersion); Events when a node goes silent, comes back,
+// or changes membership.
+import { nodeLeaseName, type RecorderNode } from '@vigil/crds';
+import { isNotFound } from '../kube/client.js';
+import { Resources } from '../kube/resources.js';
+import { sameStatus } from '../desired/camera-status.js';
+import { recorderName } from '../desired/names.js';
+import { desiredRecorderNodeStatus } from '../desired/recorder-node-status.js';
+import type { ReconcileResult } from '../runtime/controller.js';
+import { nsKey, type ControllerContext } from './context.js';
+import type { PodTemplates } from './pod-templates.js';
+
+export function reconcileRecorderNodeStatusFor(ctx: ControllerContext, templates: PodTemplates) {
+  /** The membership each node had when last seen, to tell a change (no Event for the first sight). */
+  const lastMember = new Map<string, boolean>();
+  return async (name: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
+    const rn = ctx.caches.recorderNodes.get(name);
+    if (!rn || rn.metadata.deletionTimestamp) {
+      lastMember.delete(name);
+      return;
+    }
+    const member = rn.spec.member !== false;
+    const before = lastMember.get(name);
+    lastMember.set(name, member);
+    if (before !== undefined && before !== member) {
+      ctx.events.normal(rn, 'MembershipChanged', member ? `node ${name} is a member again: it votes and takes cameras` : `node ${name} is no longer a member: its cameras move away (make-before-break)`);
+    }
+    const now = ctx.clock.now();
+    const lease = ctx.caches.leases.get(nsKey(ctx, nodeLeaseName(name)));
+    const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(rn.spec.nodeName || name)));
+    const status = desiredRecorderNodeStatus({ rn, lease, pod, desiredHash: templates.hashFor(rn), now, silenceMs: ctx.nodeSilenceMs });
+    if (sameStatus(rn.status, status)) return;
+    const wasOnline = rn.status?.online;
+    let written: RecorderNode;
+    try {
+      written = await ctx.client.replaceStatus(Resources.recorderNodes, { ...rn, status }, { signal });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    ctx.caches.recorderNodes.upsert(written);
+    if (wasOnline === true && status.online === false) ctx.events.warning(written, 'NodeSilent', `node ${name}: no heartbeat for more than ${ctx.nodeSilenceMs / 1000} s; its cameras move to other nodes`);
+    if (wasOnline === false && status.online === true) ctx.events.normal(written, 'NodeOnline', `node ${name}: heartbeat renewed again`);
+  };
+}

@@ -1,0 +1,30 @@
+// Kubernetes Node → RecorderNode: every eligible Node (--node-selector) gets a RecorderNode with member: true.
+// A RecorderNode is never deleted here: its node's archive and name outlive the Node object (spec "Restoring a node").
+import { API_VERSION, Labels, RECORDER_NODE_KIND, type RecorderNode } from '@vigil/crds';
+import { isAlreadyExists } from '../kube/client.js';
+import { Resources } from '../kube/resources.js';
+import type { ReconcileResult } from '../runtime/controller.js';
+import type { ControllerContext } from './context.js';
+import { MANAGED_BY } from '../desired/names.js';
+
+export function reconcileRecorderNodeFor(ctx: ControllerContext) {
+  return async (nodeName: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
+    const node = ctx.caches.nodes.get(nodeName);
+    if (!node || node.metadata.deletionTimestamp) return;
+    if (!ctx.nodeEligible(node.metadata.labels ?? {})) return;
+    if (ctx.caches.recorderNodes.get(nodeName)) return;
+    const rn: RecorderNode = {
+      apiVersion: API_VERSION,
+      kind: RECORDER_NODE_KIND,
+      metadata: { name: nodeName, labels: { [Labels.name]: 'vigil', [Labels.managedBy]: MANAGED_BY } },
+      spec: { nodeName, member: true },
+    };
+    try {
+      const created = await ctx.client.create(Resources.recorderNodes, rn, { signal });
+      ctx.caches.recorderNodes.upsert(created);
+      ctx.events.normal(created, 'MemberAdded', `node ${nodeName} joined as a member`);
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  };
+}

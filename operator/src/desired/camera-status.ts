@@ -1,0 +1,79 @@
+// Camera + its assignment decision → the Camera's status as the operator writes it (node, url, phase, Assigned,
+// handoverFrom, lastMoveTime, observedGeneration); the recorder's Recording condition and recordingNode are kept.
+import { CameraCondition, CameraReason, type Camera, type CameraPhase, type CameraStatus } from '@vigil/crds';
+import { fromApiTime, toApiTime } from '../clock.js';
+import type { CameraDecision } from './assignment.js';
+import type { NodeView } from './cluster.js';
+import { findCondition, setCondition } from './conditions.js';
+
+/** A node that says it cannot record a camera for this long makes it Failed. */
+export const FAILED_AFTER_MS = 60_000;
+
+export function cameraPhase(status: CameraStatus, now: number): CameraPhase {
+  if (!status.node) return 'Pending';
+  const rec = findCondition(status.conditions, CameraCondition.Recording);
+  if (rec?.status === 'True' && status.recordingNode === status.node) return 'Recording';
+  if (rec?.status === 'False' && rec.reason === CameraReason.StreamUnavailable) {
+    const since = fromApiTime(rec.lastTransitionTime);
+    const movedAt = fromApiTime(status.lastMoveTime);
+    // Only a report made since the camera came to this node counts against it.
+    if (since !== undefined && (movedAt === undefined || since >= movedAt) && now - since > FAILED_AFTER_MS) return 'Failed';
+  }
+  return 'Assigned';
+}
+
+/** When the phase would next change by time alone (Assigned → Failed), in ms from now; undefined if never. */
+export function nextPhaseChangeIn(status: CameraStatus, now: number): number | undefined {
+  const rec = findCondition(status.conditions, CameraCondition.Recording);
+  if (!status.node || rec?.status !== 'False' || rec.reason !== CameraReason.StreamUnavailable) return undefined;
+  const since = fromApiTime(rec.lastTransitionTime);
+  if (since === undefined || now - since > FAILED_AFTER_MS) return undefined;
+  return since + FAILED_AFTER_MS - now + 1000;
+}
+
+export function desiredCameraStatus(cam: Camera, decision: CameraDecision, nodes: Map<string, NodeView>, now: number): CameraStatus {
+  const prev = cam.status ?? {};
+  const next: CameraStatus = { ...prev };
+  delete next.node;
+  delete next.url;
+  delete next.handoverFrom;
+  if (decision.node) {
+    next.node = decision.node;
+    const url = nodes.get(decision.node)?.url;
+    if (url) next.url = url;
+  }
+  if (decision.handoverFrom) next.handoverFrom = decision.handoverFrom;
+  if ((prev.node || undefined) !== decision.node && decision.node) next.lastMoveTime = toApiTime(now);
+  const assigned = decision.node
+    ? {
+        type: CameraCondition.Assigned,
+        status: 'True' as const,
+        reason: decision.handoverFrom ? CameraReason.Handover : CameraReason.NodeAssigned,
+        message: decision.handoverFrom
+          ? `moving from ${decision.handoverFrom} to ${decision.node}: ${decision.handoverFrom} records until ${decision.node} reports Recording`
+          : (decision.message ?? `recorded by ${decision.node}`),
+      }
+    : { type: CameraCondition.Assigned, status: 'False' as const, reason: decision.reason ?? CameraReason.NoEligibleNode, message: decision.message ?? 'no node may record it' };
+  next.conditions = setCondition(prev.conditions, { ...assigned, observedGeneration: cam.metadata.generation ?? 0 }, now);
+  if (cam.metadata.generation !== undefined) next.observedGeneration = cam.metadata.generation;
+  next.phase = cameraPhase(next, now);
+  return next;
+}
+
+/** Equal as far as a status write is concerned. */
+export function sameStatus(a: unknown, b: unknown): boolean {
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (v && typeof v === 'object') {
+    return Object.fromEntries(
+      Object.entries(v as Record<string, unknown>)
+        .filter(([, x]) => x !== undefined && x !== null)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, x]) => [k, canonical(x)]),
+    );
+  }
+  return v;
+}

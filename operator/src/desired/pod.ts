@@ -1,0 +1,129 @@
+// RecorderNode + settings → the node's recorder Pod (kubernetes.md §3): pinned, hostPath archive, ConfigMap, Secrets,
+// downward API, probes, grace period; its template hash (which includes the recorder ConfigMap's content hash).
+import { createHash } from 'node:crypto';
+import type { V1Container, V1EnvVar, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { TEMPLATE_HASH_ANNOTATION, type RecorderNode } from '@vigil/crds';
+import type { Settings } from '../config/settings.js';
+import type { Pod } from '../kube/types.js';
+import { recorderLabels, recorderName } from './names.js';
+import { ownerOf } from './owner.js';
+import { advertiseUrl, publicUrl } from './urls.js';
+
+/** Where the recorder finds what the Pod gives it; the recorder ConfigMap's config.yaml refers to these paths. */
+export const MountPaths = {
+  config: '/etc/vigil/config.yaml',
+  apiTokens: '/etc/vigil/secrets/api-tokens',
+  clusterToken: '/etc/vigil/secrets/cluster-token',
+  license: '/etc/vigil/vigil.lic',
+  recordings: '/var/lib/vigil/recordings',
+  data: '/var/lib/vigil/data',
+} as const;
+
+export interface PodContext {
+  namespace: string;
+  /** Hash of the recorder ConfigMap's data ('' while it is missing). */
+  configHash: string;
+}
+
+export function configMapHash(data: Record<string, string> | undefined): string {
+  if (!data) return '';
+  const sorted = Object.keys(data).sort().map((k) => [k, data[k]]);
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 16);
+}
+
+function env(nodeName: string, ctx: PodContext, settings: Settings): V1EnvVar[] {
+  const vars: V1EnvVar[] = [
+    { name: 'VIGIL_NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } },
+    { name: 'VIGIL_CLUSTER_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    { name: 'VIGIL_CLUSTER_ADVERTISE_URL', value: advertiseUrl(nodeName, ctx.namespace, settings) },
+  ];
+  const pub = publicUrl(nodeName, settings);
+  if (pub) vars.push({ name: 'VIGIL_CLUSTER_PUBLIC_URL', value: pub });
+  if (settings.recorder.secrets.database) {
+    vars.push({ name: 'VIGIL_DATABASE_URL', valueFrom: { secretKeyRef: { name: settings.recorder.secrets.database, key: 'url' } } });
+  }
+  return vars;
+}
+
+function volumes(settings: Settings): { volumes: V1Volume[]; mounts: V1VolumeMount[] } {
+  const r = settings.recorder;
+  const volumes: V1Volume[] = [
+    { name: 'config', configMap: { name: r.configMap, items: [{ key: r.configKey, path: 'config.yaml' }] } },
+    { name: 'api-tokens', secret: { secretName: r.secrets.apiTokens } },
+    { name: 'cluster-token', secret: { secretName: r.secrets.clusterToken } },
+    { name: 'recordings', hostPath: { path: r.hostPaths.recordings, type: 'DirectoryOrCreate' } },
+    { name: 'data', hostPath: { path: r.hostPaths.data, type: 'DirectoryOrCreate' } },
+  ];
+  const mounts: V1VolumeMount[] = [
+    { name: 'config', mountPath: MountPaths.config, subPath: 'config.yaml', readOnly: true },
+    { name: 'api-tokens', mountPath: MountPaths.apiTokens, readOnly: true },
+    { name: 'cluster-token', mountPath: MountPaths.clusterToken, readOnly: true },
+    { name: 'recordings', mountPath: MountPaths.recordings },
+    { name: 'data', mountPath: MountPaths.data },
+  ];
+  if (r.secrets.license) {
+    volumes.push({ name: 'license', secret: { secretName: r.secrets.license, items: [{ key: 'vigil.lic', path: 'vigil.lic' }] } });
+    mounts.push({ name: 'license', mountPath: MountPaths.license, subPath: 'vigil.lic', readOnly: true });
+  }
+  return { volumes, mounts };
+}
+
+function container(nodeName: string, ctx: PodContext, settings: Settings, mounts: V1VolumeMount[]): V1Container {
+  const r = settings.recorder;
+  const c: V1Container = {
+    name: 'recorder',
+    image: r.image,
+    imagePullPolicy: r.imagePullPolicy,
+    args: ['--config', MountPaths.config],
+    env: env(nodeName, ctx, settings),
+    ports: [
+      { name: 'api', containerPort: r.ports.api, protocol: 'TCP' },
+      { name: 'metrics', containerPort: r.ports.metrics, protocol: 'TCP' },
+    ],
+    readinessProbe: { httpGet: { path: '/api/health/ready', port: r.ports.api }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 },
+    livenessProbe: { httpGet: { path: '/api/health/live', port: r.ports.api }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
+    volumeMounts: mounts,
+  };
+  if (r.resources) c.resources = r.resources as V1Container['resources'];
+  return c;
+}
+
+/** The Pod as the operator wants it, with its template-hash annotation. */
+export function desiredPod(rn: RecorderNode, settings: Settings, ctx: PodContext): Pod {
+  const nodeName = rn.spec.nodeName || rn.metadata.name || '';
+  const { volumes: vols, mounts } = volumes(settings);
+  const spec: NonNullable<Pod['spec']> = {
+    nodeName,
+    containers: [container(nodeName, ctx, settings, mounts)],
+    volumes: vols,
+    terminationGracePeriodSeconds: settings.recorder.terminationGracePeriodSeconds,
+    restartPolicy: 'Always',
+    // A node-pinned Pod bypasses the scheduler; it must still run on a node that is briefly unreachable.
+    tolerations: [{ operator: 'Exists', effect: 'NoExecute' }],
+  };
+  if (settings.recorder.serviceAccountName) spec.serviceAccountName = settings.recorder.serviceAccountName;
+  const labels = recorderLabels(nodeName);
+  const hash = createHash('sha256').update(JSON.stringify({ labels, spec, config: ctx.configHash })).digest('hex').slice(0, 16);
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: recorderName(nodeName),
+      namespace: ctx.namespace,
+      labels,
+      annotations: { [TEMPLATE_HASH_ANNOTATION]: hash },
+      ownerReferences: [ownerOf(rn)],
+    },
+    spec,
+  };
+}
+
+export function templateHashOf(pod: Pod | undefined): string | undefined {
+  return pod?.metadata.annotations?.[TEMPLATE_HASH_ANNOTATION];
+}
+
+/** Ready condition True and not being deleted. */
+export function isPodReady(pod: Pod | undefined): boolean {
+  if (!pod || pod.metadata.deletionTimestamp) return false;
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}

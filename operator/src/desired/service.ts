@@ -1,0 +1,45 @@
+// RecorderNode + settings → the node's own Service (the target of 307s inside the cluster) and, with a host
+// template, its Ingress rule (one host per node).
+import type { RecorderNode } from '@vigil/crds';
+import type { Settings } from '../config/settings.js';
+import type { Ingress, Service } from '../kube/types.js';
+import { RECORDER_LABEL, recorderLabels, recorderName } from './names.js';
+import { ownerOf } from './owner.js';
+import { publicHost } from './urls.js';
+
+export function desiredService(rn: RecorderNode, settings: Settings, namespace: string): Service {
+  const nodeName = rn.spec.nodeName || rn.metadata.name || '';
+  const name = recorderName(nodeName);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace, labels: recorderLabels(nodeName), ownerReferences: [ownerOf(rn)] },
+    spec: {
+      type: 'ClusterIP',
+      selector: { [RECORDER_LABEL]: name },
+      ports: [
+        { name: 'api', port: settings.recorder.ports.api, targetPort: 'api', protocol: 'TCP' },
+        { name: 'metrics', port: settings.recorder.ports.metrics, targetPort: 'metrics', protocol: 'TCP' },
+      ],
+    },
+  };
+}
+
+/** The node's Ingress, or undefined when no per-node host template is configured. */
+export function desiredIngress(rn: RecorderNode, settings: Settings, namespace: string): Ingress | undefined {
+  const host = publicHost(rn.spec.nodeName || rn.metadata.name || '', settings);
+  if (!settings.ingress || !host) return undefined;
+  const nodeName = rn.spec.nodeName || rn.metadata.name || '';
+  const name = recorderName(nodeName);
+  const spec: NonNullable<Ingress['spec']> = {
+    rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'api' } } } }] } }],
+  };
+  if (settings.ingress.className) spec.ingressClassName = settings.ingress.className;
+  if (settings.ingress.tlsSecretName) spec.tls = [{ hosts: [host], secretName: settings.ingress.tlsSecretName }];
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name, namespace, labels: recorderLabels(nodeName), ownerReferences: [ownerOf(rn)] },
+    spec,
+  };
+}

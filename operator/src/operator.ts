@@ -1,0 +1,180 @@
+// The operator's parts wired together: informers (started at once, so a standby keeps warm caches), the controllers
+// (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes.
+import { nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { Settings } from './config/settings.js';
+import type { KubeClient } from './kube/client.js';
+import { Resources } from './kube/resources.js';
+import type { ConfigMap, Ingress, KubeObject, Lease, Node, Pod, Service } from './kube/types.js';
+import type { OperatorMetrics } from './metrics.js';
+import { Controller } from './runtime/controller.js';
+import { Informer } from './runtime/informer.js';
+import { WorkQueue } from './runtime/workqueue.js';
+import { ASSIGNMENT_KEY, reconcileAssignmentFor } from './controllers/assignment.js';
+import type { Caches, ControllerContext } from './controllers/context.js';
+import { EventRecorder } from './controllers/events.js';
+import { PodTemplates } from './controllers/pod-templates.js';
+import { reconcileRecorderNodeStatusFor } from './controllers/recorder-node-status.js';
+import { reconcileRecorderNodeFor } from './controllers/recorder-nodes.js';
+import { reconcileRecorderPodsFor } from './controllers/recorder-pods.js';
+import type { LabelMatcher } from './controllers/label-selector.js';
+
+export interface OperatorOptions {
+  client: KubeClient;
+  namespace: string;
+  identity: string;
+  settings: Settings;
+  clock: Clock;
+  log: Logger;
+  metrics: OperatorMetrics;
+  nodeSilenceMs: number;
+  nodeEligible: LabelMatcher;
+  /** How often silent nodes and time-based phases are checked (kubernetes.md §4: every second). */
+  tickMs?: number;
+  /** How often every key is reconciled again even without a change. */
+  resyncMs?: number;
+}
+
+/** The RecorderNode a per-node object belongs to (its owner reference). */
+function ownerNode(obj: KubeObject | undefined): string | undefined {
+  return obj?.metadata.ownerReferences?.find((o) => o.kind === 'RecorderNode')?.name;
+}
+
+export class Operator {
+  readonly caches: Caches;
+  readonly events: EventRecorder;
+  private readonly controllers: { recorderNodes: Controller; pods: Controller; nodeStatus: Controller; assignment: Controller };
+  private leading: AbortController | undefined;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly opts: OperatorOptions) {
+    const { client, namespace, log, clock } = opts;
+    const informer = <T extends KubeObject>(name: string, type: (typeof Resources)[keyof typeof Resources], ns?: string) =>
+      new Informer<T>(name, client, type, log.child({ informer: name }), clock, ns !== undefined ? { namespace: ns } : {});
+    this.caches = {
+      cameras: informer<Camera>('cameras', Resources.cameras, namespace),
+      recorderNodes: informer<RecorderNode>('recordernodes', Resources.recorderNodes),
+      nodes: informer<Node>('nodes', Resources.nodes),
+      leases: informer<Lease>('leases', Resources.leases, namespace),
+      pods: informer<Pod>('pods', Resources.pods, namespace),
+      services: informer<Service>('services', Resources.services, namespace),
+      ingresses: informer<Ingress>('ingresses', Resources.ingresses, namespace),
+      configMaps: informer<ConfigMap>('configmaps', Resources.configMaps, namespace),
+    };
+    this.events = new EventRecorder(client, namespace, opts.identity, clock, log.child({ component: 'events' }));
+    const ctx: ControllerContext = {
+      client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
+      nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,
+    };
+    const templates = new PodTemplates(ctx);
+    const controller = (name: string, reconcile: ConstructorParameters<typeof Controller>[2], workers: number) =>
+      new Controller(name, new WorkQueue(clock), reconcile, log.child({ controller: name }), opts.metrics, workers);
+    this.controllers = {
+      recorderNodes: controller('recordernode', reconcileRecorderNodeFor(ctx), 1),
+      // One worker: the rolling gate decides for the whole cluster, so two nodes must never be decided at once.
+      pods: controller('recorderpod', reconcileRecorderPodsFor(ctx, templates), 1),
+      nodeStatus: controller('recordernodestatus', reconcileRecorderNodeStatusFor(ctx, templates), 2),
+      assignment: controller('assignment', reconcileAssignmentFor(ctx), 1),
+    };
+    this.wire();
+  }
+
+  private wire(): void {
+    const c = this.controllers;
+    const { caches, namespace, settings } = { caches: this.caches, namespace: this.opts.namespace, settings: this.opts.settings };
+    const allNodes = (into: Controller) => {
+      for (const rn of caches.recorderNodes.list()) into.enqueue(rn.metadata.name ?? '');
+    };
+    caches.nodes.onChange((name) => {
+      c.recorderNodes.enqueue(name);
+      c.assignment.enqueue(ASSIGNMENT_KEY);
+    });
+    caches.recorderNodes.onChange((name) => {
+      c.pods.enqueue(name);
+      c.nodeStatus.enqueue(name);
+      c.recorderNodes.enqueue(name);
+      c.assignment.enqueue(ASSIGNMENT_KEY);
+    });
+    caches.leases.onChange((key) => {
+      const node = nodeOfLease(key.slice(key.indexOf('/') + 1));
+      if (node === undefined) return;
+      c.nodeStatus.enqueue(node);
+      c.assignment.enqueue(ASSIGNMENT_KEY);
+      // A node coming online may be what a waiting roll needs.
+      allNodes(c.pods);
+    });
+    const perNode = (_key: string, obj: KubeObject | undefined, old: KubeObject | undefined) => {
+      const node = ownerNode(obj) ?? ownerNode(old);
+      if (node === undefined) return;
+      c.pods.enqueue(node);
+      c.nodeStatus.enqueue(node);
+      // A Pod becoming Ready may let the next node roll.
+      allNodes(c.pods);
+    };
+    caches.pods.onChange(perNode);
+    caches.services.onChange(perNode);
+    caches.ingresses.onChange(perNode);
+    caches.configMaps.onChange((key) => {
+      if (key !== `${namespace}/${settings.recorder.configMap}`) return;
+      allNodes(c.pods);
+      allNodes(c.nodeStatus);
+    });
+    caches.cameras.onChange(() => c.assignment.enqueue(ASSIGNMENT_KEY));
+  }
+
+  startInformers(): void {
+    for (const inf of Object.values(this.caches)) inf.start();
+  }
+
+  hasSynced(): boolean {
+    return Object.values(this.caches).every((inf) => inf.hasSynced());
+  }
+
+  async waitForSync(signal: AbortSignal): Promise<boolean> {
+    await Promise.race([Promise.all(Object.values(this.caches).map((inf) => inf.waitForSync())), new Promise((r) => signal.addEventListener('abort', r, { once: true }))]);
+    return !signal.aborted && this.hasSynced();
+  }
+
+  /** Leader only: runs the controllers over every key, then on every change and tick. */
+  startControllers(): void {
+    if (this.leading) return;
+    this.leading = new AbortController();
+    const signal = this.leading.signal;
+    for (const ctl of Object.values(this.controllers)) ctl.start(signal);
+    const everything = () => {
+      for (const node of this.caches.nodes.list()) this.controllers.recorderNodes.enqueue(node.metadata.name ?? '');
+      for (const rn of this.caches.recorderNodes.list()) {
+        this.controllers.pods.enqueue(rn.metadata.name ?? '');
+        this.controllers.nodeStatus.enqueue(rn.metadata.name ?? '');
+      }
+      this.controllers.assignment.enqueue(ASSIGNMENT_KEY);
+    };
+    everything();
+    const tick = setInterval(() => {
+      this.controllers.assignment.enqueue(ASSIGNMENT_KEY);
+      for (const rn of this.caches.recorderNodes.list()) this.controllers.nodeStatus.enqueue(rn.metadata.name ?? '');
+      for (const [name, ctl] of Object.entries(this.controllers)) this.opts.metrics.queueDepth.set({ controller: ctl.name ?? name }, ctl.queue.length);
+      for (const inf of Object.values(this.caches)) this.opts.metrics.relists.set({ informer: inf.name }, inf.stats.lists);
+    }, this.opts.tickMs ?? 1000);
+    const resync = setInterval(everything, this.opts.resyncMs ?? 60_000);
+    this.timers.push(tick, resync);
+  }
+
+  /** Stops the controllers (waiting for the reconciles in flight). */
+  async stopControllers(): Promise<void> {
+    for (const t of this.timers.splice(0)) clearInterval(t);
+    this.leading?.abort();
+    this.leading = undefined;
+    await Promise.all(Object.values(this.controllers).map((ctl) => ctl.stop()));
+  }
+
+  stopInformers(): void {
+    for (const inf of Object.values(this.caches)) inf.stop();
+  }
+
+  /** Informer statistics (lists, watches, 410s), for the metrics and tests. */
+  informerStats(): Record<string, Informer<KubeObject>['stats']> {
+    return Object.fromEntries(Object.values(this.caches).map((inf) => [inf.name, inf.stats]));
+  }
+}

@@ -1,0 +1,159 @@
+// Leader election on a coordination.k8s.io/v1 Lease (client-go leaderelection semantics): acquire, renew every retry
+// period, lose leadership when no renewal succeeded within the renew deadline, release on shutdown.
+//
+// Expiry is judged by the local clock from the moment this process last saw the record change (not by the record's
+// renewTime), so clock skew between machines cannot make two leaders.
+import type { Logger } from 'pino';
+import { toMicroTime, type Clock } from '../clock.js';
+import type { Lease } from '../kube/types.js';
+
+/** What leader election needs of the API: one Lease, read and written with its resourceVersion. */
+export interface LeaseStore {
+  get(signal: AbortSignal): Promise<Lease | undefined>;
+  create(lease: Lease, signal: AbortSignal): Promise<Lease>;
+  /** A replace with the lease's resourceVersion (rejects on conflict). */
+  update(lease: Lease, signal: AbortSignal): Promise<Lease>;
+}
+
+export interface LeaderElectionTiming {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}
+
+export interface LeaderElectorOptions extends LeaderElectionTiming {
+  identity: string;
+  leaseName: string;
+  namespace: string;
+  store: LeaseStore;
+  clock: Clock;
+  log: Logger;
+  /** Called whenever the observed holder changes (also for other holders); '' when nobody holds it. */
+  onLeaderChange?: (holder: string) => void;
+}
+
+export type ElectionOutcome = 'lost' | 'stopped';
+
+export class LeaderElector {
+  private observed: { record: string; at: number; lease: Lease } | undefined;
+  private leading = false;
+  private lastRenew = 0;
+  private holder = '';
+
+  constructor(private readonly opts: LeaderElectorOptions) {
+    if (opts.renewDeadlineMs >= opts.leaseDurationMs) throw new Error('the renew deadline must be shorter than the lease duration');
+    if (opts.retryPeriodMs >= opts.renewDeadlineMs) throw new Error('the retry period must be shorter than the renew deadline');
+  }
+
+  isLeader(): boolean {
+    return this.leading;
+  }
+
+  /** The identity that holds the Lease as last seen ('' when none). */
+  currentHolder(): string {
+    return this.holder;
+  }
+
+  /**
+   * Waits until this process holds the Lease (resolves true), or until `signal` aborts (false).
+   */
+  async acquire(signal: AbortSignal): Promise<boolean> {
+    const { clock, retryPeriodMs } = this.opts;
+    while (!signal.aborted) {
+      if (await this.tryAcquireOrRenew(signal)) {
+        this.leading = true;
+        this.opts.log.info({ identity: this.opts.identity, lease: this.opts.leaseName }, 'became the leader');
+        return true;
+      }
+      // client-go jitters the retry by up to 20 % so that standbys do not all ask at once.
+      await clock.sleep(retryPeriodMs * (1 + Math.random() * 0.2), signal);
+    }
+    return false;
+  }
+
+  /**
+   * Renews every retry period while leading. Resolves 'lost' when no renewal succeeded within the renew deadline
+   * (the caller must stop acting at once), 'stopped' when `signal` aborts (the caller then calls release()).
+   */
+  async renewUntilLost(signal: AbortSignal): Promise<ElectionOutcome> {
+    const { clock, retryPeriodMs, renewDeadlineMs } = this.opts;
+    while (!signal.aborted) {
+      await clock.sleep(retryPeriodMs, signal);
+      if (signal.aborted) break;
+      const left = this.lastRenew + renewDeadlineMs - clock.now();
+      const attempt = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, left))]);
+      const ok = await this.tryAcquireOrRenew(attempt);
+      if (signal.aborted) break;
+      if (!ok && clock.now() - this.lastRenew >= renewDeadlineMs) {
+        this.leading = false;
+        this.opts.log.error({ identity: this.opts.identity, sinceRenewMs: clock.now() - this.lastRenew }, 'leadership lost: no renewal within the renew deadline');
+        return 'lost';
+      }
+    }
+    return 'stopped';
+  }
+
+  /** Gives the Lease up (holder '' and duration 1 s) so that a standby takes over at once. */
+  async release(timeoutMs = 2000): Promise<void> {
+    if (!this.leading) return;
+    this.leading = false;
+    const lease = this.observed?.lease;
+    if (!lease) return;
+    const now = this.opts.clock.now();
+    try {
+      await this.opts.store.update(
+        { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: toMicroTime(now), acquireTime: toMicroTime(now) } },
+        AbortSignal.timeout(timeoutMs),
+      );
+      this.opts.log.info({ identity: this.opts.identity }, 'leadership released');
+    } catch (err) {
+      this.opts.log.warn({ err: (err as Error).message }, 'could not release the leader Lease; the standby takes over when it expires');
+    }
+  }
+
+  /** One attempt: create the Lease, renew it, or take it over when expired or released. */
+  async tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const { identity, leaseName, namespace, store, clock, leaseDurationMs } = this.opts;
+    const now = clock.now();
+    const spec = (lease?: Lease) => ({
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.round(leaseDurationMs / 1000),
+      acquireTime: lease?.spec?.holderIdentity === identity && lease.spec.acquireTime ? lease.spec.acquireTime : toMicroTime(now),
+      renewTime: toMicroTime(now),
+      leaseTransitions: (lease?.spec?.leaseTransitions ?? 0) + (lease && lease.spec?.holderIdentity !== identity ? 1 : 0),
+    });
+    try {
+      const current = await store.get(signal);
+      if (!current) {
+        const created = await store.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: leaseName, namespace }, spec: spec() }, signal);
+        this.observe(created, clock.now());
+        this.lastRenew = now;
+        return true;
+      }
+      this.observe(current, now);
+      const holder = current.spec?.holderIdentity ?? '';
+      const durationMs = (current.spec?.leaseDurationSeconds ?? Math.round(leaseDurationMs / 1000)) * 1000;
+      const valid = this.observed !== undefined && this.observed.at + durationMs > now;
+      if (holder !== '' && holder !== identity && valid) return false;
+      const updated = await store.update({ ...current, spec: spec(current) }, signal);
+      this.observe(updated, clock.now());
+      this.lastRenew = now;
+      return true;
+    } catch (err) {
+      if (!signal.aborted) this.opts.log.warn({ err: (err as Error).message }, 'leader Lease: acquire/renew failed');
+      return false;
+    }
+  }
+
+  private observe(lease: Lease, now: number): void {
+    const s = lease.spec ?? {};
+    const record = JSON.stringify([s.holderIdentity, s.renewTime, s.acquireTime, s.leaseTransitions, s.leaseDurationSeconds]);
+    if (this.observed?.record !== record) this.observed = { record, at: now, lease };
+    else this.observed.lease = lease;
+    const holder = s.holderIdentity ?? '';
+    if (holder !== this.holder) {
+      this.holder = holder;
+      this.opts.onLeaderChange?.(holder);
+    }
+  }
+}

@@ -1,0 +1,83 @@
+// desiredPod, desiredService, desiredIngress and the names: kubernetes.md §3 field by field.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseSettings } from '../../src/config/settings.js';
+import { nodeHostLabel, recorderName } from '../../src/desired/names.js';
+import { configMapHash, desiredPod, isPodReady, templateHashOf } from '../../src/desired/pod.js';
+import { desiredIngress, desiredService } from '../../src/desired/service.js';
+import { recorderNode } from '../support/objects.js';
+
+const settings = parseSettings({
+  recorder: { image: 'vigil/recorder:1.0', configMap: 'vigil-recorder', secrets: { apiTokens: 'vigil-api-tokens', clusterToken: 'vigil-cluster-token', license: 'vigil-license', database: 'vigil-db' } },
+  ingress: { hostTemplate: '{node}.vigil.example.com', className: 'nginx', tlsSecretName: 'vigil-tls' },
+});
+const ctx = { namespace: 'vigil', configHash: 'abc' };
+
+test('names: vigil-recorder-<node>, shortened with a hash when too long or not a DNS label', () => {
+  assert.equal(recorderName('node-1'), 'vigil-recorder-node-1');
+  const long = recorderName('n'.repeat(80));
+  assert.ok(long.length <= 63 && /^vigil-recorder-n+-[0-9a-f]{8}$/.test(long));
+  assert.notEqual(recorderName('ip-10-0-0-1.ec2.internal'), recorderName('ip-10-0-0-1-ec2-internal'));
+  assert.match(recorderName('ip-10-0-0-1.ec2.internal'), /^vigil-recorder-ip-10-0-0-1-ec2-internal-[0-9a-f]{8}$/);
+  assert.equal(nodeHostLabel('node-1'), 'node-1');
+});
+
+test('the Pod: pinned, owner, env with downward API, volumes, probes, grace period', () => {
+  const pod = desiredPod(recorderNode('node-1'), settings, ctx);
+  assert.equal(pod.metadata.name, 'vigil-recorder-node-1');
+  assert.equal(pod.metadata.namespace, 'vigil');
+  assert.deepEqual(pod.metadata.ownerReferences, [{ apiVersion: 'vigil.io/v1alpha1', kind: 'RecorderNode', name: 'node-1', uid: 'uid-rn-node-1', controller: true, blockOwnerDeletion: true }]);
+  const spec = pod.spec!;
+  assert.equal(spec.nodeName, 'node-1');
+  assert.equal(spec.terminationGracePeriodSeconds, 30);
+  const c = spec.containers[0]!;
+  assert.equal(c.image, 'vigil/recorder:1.0');
+  const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+  assert.deepEqual(env.VIGIL_NODE_NAME, { fieldRef: { fieldPath: 'spec.nodeName' } });
+  assert.deepEqual(env.VIGIL_CLUSTER_NAMESPACE, { fieldRef: { fieldPath: 'metadata.namespace' } });
+  assert.equal(env.VIGIL_CLUSTER_ADVERTISE_URL, 'http://vigil-recorder-node-1.vigil.svc:9997');
+  assert.equal(env.VIGIL_CLUSTER_PUBLIC_URL, 'https://node-1.vigil.example.com');
+  assert.deepEqual(env.VIGIL_DATABASE_URL, { secretKeyRef: { name: 'vigil-db', key: 'url' } });
+  const mounts = Object.fromEntries((c.volumeMounts ?? []).map((m) => [m.name, m.mountPath]));
+  assert.deepEqual(mounts, {
+    config: '/etc/vigil/config.yaml', 'api-tokens': '/etc/vigil/secrets/api-tokens', 'cluster-token': '/etc/vigil/secrets/cluster-token',
+    recordings: '/var/lib/vigil/recordings', data: '/var/lib/vigil/data', license: '/etc/vigil/vigil.lic',
+  });
+  const vols = Object.fromEntries((spec.volumes ?? []).map((v) => [v.name, v]));
+  assert.deepEqual(vols.recordings?.hostPath, { path: '/var/lib/vigil/recordings', type: 'DirectoryOrCreate' });
+  assert.deepEqual(vols.data?.hostPath, { path: '/var/lib/vigil/data', type: 'DirectoryOrCreate' });
+  assert.equal(vols.config?.configMap?.name, 'vigil-recorder');
+  assert.equal(vols['cluster-token']?.secret?.secretName, 'vigil-cluster-token');
+  assert.deepEqual(c.readinessProbe?.httpGet, { path: '/api/health/ready', port: 9997 });
+  assert.deepEqual(c.livenessProbe?.httpGet, { path: '/api/health/live', port: 9997 });
+});
+
+test('the template hash changes with the ConfigMap content and the settings, not otherwise', () => {
+  const rn = recorderNode('node-1');
+  const h = templateHashOf(desiredPod(rn, settings, ctx));
+  assert.equal(templateHashOf(desiredPod(rn, settings, ctx)), h);
+  assert.notEqual(templateHashOf(desiredPod(rn, settings, { ...ctx, configHash: configMapHash({ 'config.yaml': 'x: 2' }) })), h);
+  const other = parseSettings({ ...settings, recorder: { ...settings.recorder, image: 'vigil/recorder:1.1' } });
+  assert.notEqual(templateHashOf(desiredPod(rn, other, ctx)), h);
+  assert.equal(configMapHash({ a: '1', b: '2' }), configMapHash({ b: '2', a: '1' }));
+});
+
+test('the Service selects the node\'s Pod; the Ingress has one host per node', () => {
+  const rn = recorderNode('node-1');
+  const svc = desiredService(rn, settings, 'vigil');
+  const pod = desiredPod(rn, settings, ctx);
+  for (const [k, v] of Object.entries(svc.spec?.selector ?? {})) assert.equal(pod.metadata.labels?.[k], v);
+  assert.deepEqual(svc.spec?.ports?.map((p) => [p.name, p.port]), [['api', 9997], ['metrics', 9998]]);
+  const ing = desiredIngress(rn, settings, 'vigil')!;
+  assert.equal(ing.spec?.rules?.[0]?.host, 'node-1.vigil.example.com');
+  assert.equal(ing.spec?.ingressClassName, 'nginx');
+  assert.deepEqual(ing.spec?.tls, [{ hosts: ['node-1.vigil.example.com'], secretName: 'vigil-tls' }]);
+  assert.equal(desiredIngress(rn, parseSettings({ recorder: settings.recorder }), 'vigil'), undefined);
+});
+
+test('isPodReady: the Ready condition, and never while deleting', () => {
+  const ready = { metadata: { name: 'p' }, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+  assert.equal(isPodReady(ready), true);
+  assert.equal(isPodReady({ ...ready, metadata: { name: 'p', deletionTimestamp: '2026-01-01T00:00:00Z' } }), false);
+  assert.equal(isPodReady(undefined), false);
+});

@@ -1,0 +1,26 @@
+// desiredRecorderNodeStatus: online from the heartbeat Lease, Ready from the Pod, Rolled from the template hash.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { desiredRecorderNodeStatus } from '../../src/desired/recorder-node-status.js';
+import { lease, recorderNode } from '../support/objects.js';
+
+const now = Date.parse('2026-01-01T00:10:00Z');
+
+test('online within 15 s of the last renew, offline after; the recorder\'s fields are kept', () => {
+  const rn = { ...recorderNode('a'), status: { url: 'http://a', version: '1.0', cameras: 3 } };
+  const on = desiredRecorderNodeStatus({ rn, lease: lease('vigil-node-a', now - 15_000), pod: undefined, desiredHash: 'h', now, silenceMs: 15_000 });
+  assert.equal(on.online, true);
+  assert.deepEqual([on.url, on.version, on.cameras], ['http://a', '1.0', 3]);
+  const off = desiredRecorderNodeStatus({ rn, lease: lease('vigil-node-a', now - 15_001), pod: undefined, desiredHash: 'h', now, silenceMs: 15_000 });
+  assert.equal(off.online, false);
+  assert.equal(off.conditions?.find((c) => c.type === 'Online')?.reason, 'HeartbeatSilent');
+  assert.equal(off.observedGeneration, 1);
+});
+
+test('Ready and Rolled follow the Pod', () => {
+  const pod = { metadata: { name: 'vigil-recorder-a', annotations: { 'vigil.io/template-hash': 'h' } }, status: { conditions: [{ type: 'Ready', status: 'True' }] } };
+  const s = desiredRecorderNodeStatus({ rn: recorderNode('a'), lease: undefined, pod, desiredHash: 'h', now, silenceMs: 15_000 });
+  assert.deepEqual(s.conditions?.map((c) => [c.type, c.status]), [['Online', 'False'], ['Ready', 'True'], ['Rolled', 'True']]);
+  const outdated = desiredRecorderNodeStatus({ rn: recorderNode('a'), lease: undefined, pod, desiredHash: 'h2', now, silenceMs: 15_000 });
+  assert.equal(outdated.conditions?.find((c) => c.type === 'Rolled')?.status, 'False');
+});

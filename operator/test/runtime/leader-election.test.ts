@@ -1,0 +1,110 @@
+// LeaderElector against an in-memory Lease store and a fake clock: acquire, standby, expiry, release, loss.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { LeaderElector, type LeaseStore } from '../../src/runtime/leader-election.js';
+import type { Lease } from '../../src/kube/types.js';
+import { FakeClock, settle } from '../support/fake-clock.js';
+
+class MemoryLeaseStore implements LeaseStore {
+  lease: Lease | undefined;
+  rv = 0;
+  failing = false;
+  async get() {
+    if (this.failing) throw new Error('API unreachable');
+    return this.lease ? structuredClone(this.lease) : undefined;
+  }
+  async create(lease: Lease) {
+    if (this.failing) throw new Error('API unreachable');
+    if (this.lease) throw new Error('409 AlreadyExists');
+    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
+    return structuredClone(this.lease);
+  }
+  async update(lease: Lease) {
+    if (this.failing) throw new Error('API unreachable');
+    if (lease.metadata.resourceVersion !== this.lease?.metadata.resourceVersion) throw new Error('409 Conflict');
+    this.lease = { ...structuredClone(lease), metadata: { ...lease.metadata, resourceVersion: String(++this.rv) } };
+    return structuredClone(this.lease);
+  }
+}
+
+const log = pino({ level: 'silent' });
+const timing = { leaseDurationMs: 6000, renewDeadlineMs: 4000, retryPeriodMs: 1000 };
+const elector = (identity: string, store: LeaseStore, clock: FakeClock) =>
+  new LeaderElector({ identity, leaseName: 'vigil-operator', namespace: 'vigil', store, clock, log, ...timing });
+
+test('the first candidate creates the Lease and leads; the second waits while it is renewed', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore();
+  const a = elector('a', store, clock);
+  const b = elector('b', store, clock);
+  assert.equal(await a.tryAcquireOrRenew(new AbortController().signal), true);
+  assert.equal(store.lease?.spec?.holderIdentity, 'a');
+  assert.equal(store.lease?.spec?.leaseDurationSeconds, 6);
+  for (let i = 0; i < 10; i++) {
+    await clock.advance(1000);
+    assert.equal(await a.tryAcquireOrRenew(new AbortController().signal), true);
+    assert.equal(await b.tryAcquireOrRenew(new AbortController().signal), false);
+  }
+  assert.equal(b.currentHolder(), 'a');
+});
+
+test('a standby takes over only after the lease duration has passed since it last saw a renewal', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore();
+  const a = elector('a', store, clock);
+  const b = elector('b', store, clock);
+  await a.tryAcquireOrRenew(new AbortController().signal);
+  assert.equal(await b.tryAcquireOrRenew(new AbortController().signal), false);
+  // a dies (kill -9): nothing renews any more
+  await clock.advance(5000);
+  assert.equal(await b.tryAcquireOrRenew(new AbortController().signal), false, 'not before 6 s');
+  await clock.advance(1100);
+  assert.equal(await b.tryAcquireOrRenew(new AbortController().signal), true);
+  assert.equal(store.lease?.spec?.holderIdentity, 'b');
+  assert.equal(store.lease?.spec?.leaseTransitions, 1);
+});
+
+test('release: the standby takes over at its next try', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore();
+  const a = elector('a', store, clock);
+  const b = elector('b', store, clock);
+  const stop = new AbortController();
+  assert.equal(await a.acquire(stop.signal), true);
+  assert.equal(await b.tryAcquireOrRenew(new AbortController().signal), false);
+  await a.release();
+  assert.equal(store.lease?.spec?.holderIdentity, '');
+  assert.equal(await b.tryAcquireOrRenew(new AbortController().signal), true);
+});
+
+test('a leader that cannot renew within the renew deadline loses leadership (and never overlaps the next one)', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore();
+  const a = elector('a', store, clock);
+  assert.equal(await a.acquire(new AbortController().signal), true);
+  const outcome = a.renewUntilLost(new AbortController().signal);
+  await clock.advance(3000);
+  assert.equal(a.isLeader(), true);
+  store.failing = true;
+  let result: string | undefined;
+  void outcome.then((r) => (result = r));
+  await clock.advance(3000);
+  assert.equal(result, undefined, 'still within 4 s of the last renewal');
+  await clock.advance(2000);
+  await settle();
+  assert.equal(result, 'lost');
+  assert.equal(a.isLeader(), false);
+  // it stopped at most 4 s after its last renewal; a standby could take over only 6 s after it
+});
+
+test('renewUntilLost ends with "stopped" when asked to stop', async () => {
+  const clock = new FakeClock();
+  const a = elector('a', new MemoryLeaseStore(), clock);
+  await a.acquire(new AbortController().signal);
+  const stop = new AbortController();
+  const outcome = a.renewUntilLost(stop.signal);
+  await clock.advance(2500);
+  stop.abort();
+  assert.equal(await outcome, 'stopped');
+});

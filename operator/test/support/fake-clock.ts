@@ -1,0 +1,44 @@
+// A Clock for unit tests: time moves only when the test advances it; sleepers wake in time order.
+import type { Clock } from '../../src/clock.js';
+
+export class FakeClock implements Clock {
+  private sleepers: Array<{ at: number; resolve: () => void }> = [];
+
+  constructor(private t = Date.parse('2026-01-01T00:00:00Z')) {}
+
+  now(): number {
+    return this.t;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const entry = { at: this.t + ms, resolve };
+      this.sleepers.push(entry);
+      signal?.addEventListener('abort', () => {
+        this.sleepers = this.sleepers.filter((s) => s !== entry);
+        resolve();
+      }, { once: true });
+    });
+  }
+
+  /** Moves time forward, waking every sleeper due, and lets the woken code run. */
+  async advance(ms: number): Promise<void> {
+    const end = this.t + ms;
+    for (;;) {
+      const due = this.sleepers.filter((s) => s.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.t = Math.max(this.t, due.at);
+      this.sleepers = this.sleepers.filter((s) => s !== due);
+      due.resolve();
+      await settle();
+    }
+    this.t = end;
+    await settle();
+  }
+}
+
+/** Lets pending promise callbacks run. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise<void>((r) => setImmediate(r));
+}
