@@ -28,7 +28,7 @@ export const RECORDER_LAYERS = {
   fleet: ['cameras', 'ingest', 'recording', 'stream', 'util'],
   cluster: ['archive', 'cameras', 'config', 'db', 'health', 'peers', 'recording', 'util'],
   modes: ['archive', 'cameras', 'cluster', 'config', 'db', 'health', 'peers', 'recording', 'util'],
-  http: ['archive', 'cameras', 'config', 'health', 'jobs', 'license', 'media', 'metrics', 'ptz', 'recording', 'snapshot', 'stream', 'util'],
+  http: ['archive', 'cameras', 'cluster', 'config', 'health', 'jobs', 'license', 'media', 'metrics', 'ptz', 'recording', 'snapshot', 'stream', 'util'],
 };
 
 /** Packages only some folders may import (every other folder of that workspace may not). */
@@ -40,13 +40,16 @@ export const RECORDER_PACKAGE_OWNERS = {
   pg: ['db', 'archive'],
   onvif: ['ptz'],
   '@kubernetes/client-node': ['cluster'],
+  '@vigil/kube': ['cluster'],
+  '@vigil/crds': ['cluster'],
 };
 
 /** Workspace → workspaces and packages its sources must never import. */
 const FORBIDDEN_BETWEEN_WORKSPACES = {
   recorder: ['operator', 'testing'],
   operator: ['recorder', 'testing'],
-  crds: ['recorder', 'operator', 'testing'],
+  crds: ['recorder', 'operator', 'testing', 'kube'],
+  kube: ['recorder', 'operator', 'testing'],
 };
 
 function packageName(spec) {

@@ -83,7 +83,7 @@ export async function main(argv: readonly string[]): Promise<number> {
   else log.warn('nodeName is empty and the hostname cannot be read: this node has no name');
   if (config.auth.disabled) log.warn('authentication is disabled (auth.disabled: true): every caller is admin');
 
-  const recorder = await startRecorder({ config, nodeName: node.name, log, registry, version });
+  const recorder = await startRecorder({ config, nodeName: node.name, log, registry, version, env: process.env });
 
   let reloading = Promise.resolve();
   const onHup = (): void => {

@@ -40,6 +40,8 @@ export interface RecorderDeps {
   version: string;
   diskSpace?: DiskSpaceReader;
   clock?: Clock;
+  /** The process environment (cluster mode reads KUBECONFIG); default none. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface RunningRecorder {
@@ -79,7 +81,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const sequences = new SequenceStore(config.work_dir, config.record_path);
   const index = new SegmentIndex();
 
-  const mode = await startRecorderMode({ config, nodeName: deps.nodeName, log, registry, clock });
+  const mode = await startRecorderMode({ config, nodeName: deps.nodeName, version: deps.version, env: deps.env ?? {}, log, registry, clock });
   const segmentClosed = async (seg: ClosedSegment): Promise<void> => {
     index.add(seg);
     await mode.segmentClosed(seg);
@@ -101,7 +103,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   };
   const fleet = new CameraFleet(registry, (camera) => new CameraRuntime(camera, runtimeDeps), log);
   registry.publish(FILE_SOURCE, camerasFromConfig(config));
-  await mode.startCameraSources();
+  await mode.startCameraSources({ writing: (id) => fleet.runtime(id)?.currentSegment() !== undefined, count: () => fleet.runtimes().length });
 
   // Called once per walked file: look only at the camera the path names (its first component).
   const isOpen = (filename: string): boolean => fleet.runtime(filename.slice(0, filename.indexOf('/')))?.currentSegment()?.filename === filename;
@@ -165,6 +167,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     auth,
     cameras: cameraControl(fleet, registry),
     locator: mode.locator,
+    cluster: mode.cluster,
     archive,
     stallSeconds: config.stall_seconds,
     snapshots,

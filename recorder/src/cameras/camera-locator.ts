@@ -7,11 +7,26 @@ export type CameraLocation =
   | { kind: 'remote'; node: string; url: string; publicUrl: string | undefined }
   | { kind: 'unknown' };
 
+/** A camera another node records, as /api/cameras lists it. */
+export interface RemoteCamera {
+  id: string;
+  node: string;
+  url: string;
+  publicUrl: string | undefined;
+  /** The owner reports it recording. */
+  recording: boolean;
+  ptz: boolean;
+}
+
 export interface CameraLocator {
   locate(cameraId: string): CameraLocation;
+  /** Cameras recorded by other nodes (only cluster mode has any). */
+  remoteCameras(): RemoteCamera[];
+  /** This node's name, which /api/cameras gives for the cameras recorded here. */
+  readonly nodeName: string;
 }
 
 /** Standalone and database modes: a camera is here when this node's registry knows it; no other node exists. */
-export function localCameraLocator(cameras: { get(id: string): Camera | undefined }): CameraLocator {
-  return { locate: (id) => (cameras.get(id) === undefined ? { kind: 'unknown' } : { kind: 'local' }) };
+export function localCameraLocator(cameras: { get(id: string): Camera | undefined }, nodeName: string): CameraLocator {
+  return { locate: (id) => (cameras.get(id) === undefined ? { kind: 'unknown' } : { kind: 'local' }), remoteCameras: () => [], nodeName };
 }

@@ -15,6 +15,7 @@ import { jobStatusRoutes } from './routes/job-status.js';
 import { archiveSegmentsRoutes, type SegmentsRouteOptions } from './routes/archive-segments.js';
 import { cameraControlRoutes } from './routes/cameras-control.js';
 import { cameraListRoutes } from './routes/cameras-list.js';
+import { clusterRoutes, type ClusterControl } from './routes/cluster.js';
 import { healthRoutes } from './routes/health.js';
 import { readyRoutes, type ReadinessSource } from './routes/health-ready.js';
 import { nodeMetricsRoutes } from './routes/node-metrics.js';
@@ -45,6 +46,8 @@ export interface AppDeps {
   stallSeconds: number;
   /** Live viewer queue, socket buffer and ping bounds (defaults in live-viewer.ts). */
   liveLimits?: Partial<LiveLimits>;
+  /** The spec's cluster endpoints; undefined outside cluster mode (they answer 404 not_clustered). */
+  cluster?: ClusterControl | undefined;
   /** Readiness checks, the node metrics record and request timing (Prometheus). */
   operations: { readiness: ReadinessSource; nodeMetrics(): Promise<NodeMetricsRecord>; observeRequest?: RequestObserver };
   /** Where the bundled page lives (default dist/web). */
@@ -80,9 +83,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(archiveJobRoutes, { auth: deps.auth, jobs: deps.jobs });
   await app.register(jobStatusRoutes, { auth: deps.auth, jobs: deps.jobs });
   await app.register(cameraControlRoutes, { auth: deps.auth, cameras: deps.cameras });
-  await app.register(cameraListRoutes, { auth: deps.auth, cameras: deps.cameras });
+  await app.register(cameraListRoutes, { auth: deps.auth, cameras: deps.cameras, locator: deps.locator });
   await app.register(snapshotRoutes, { auth: deps.auth, snapshots: deps.snapshots });
   await app.register(ptzRoutes, { auth: deps.auth, ptz: deps.ptz });
+  await app.register(clusterRoutes, { auth: deps.auth, cluster: deps.cluster });
   await app.register(webPageRoutes, {
     ...(deps.webRoot === undefined ? {} : { webRoot: deps.webRoot }),
     onMissing: (root) => deps.log.warn({ root }, 'the live-view page is not built (npm run build); GET / answers 404'),

@@ -51,7 +51,12 @@ function cameraIdOf(req: FastifyRequest, addressing: CameraAddressing): string |
  * internal one (the owner's Service), which callers inside the cluster can reach.
  */
 export function redirectLocation(where: Extract<CameraLocation, { kind: 'remote' }>, headers: IncomingHttpHeaders, rawUrl: string): string {
+  return `${ownerBaseUrl(where, headers)}${rawUrl.startsWith('/') ? rawUrl : `/${rawUrl}`}`;
+}
+
+/** The owner's base URL (no trailing slash) as this caller should reach it. */
+export function ownerBaseUrl(where: Extract<CameraLocation, { kind: 'remote' }>, headers: IncomingHttpHeaders): string {
   const viaIngress = headers['x-forwarded-host'] !== undefined || headers['forwarded'] !== undefined;
   const base = viaIngress && where.publicUrl !== undefined ? where.publicUrl : where.url;
-  return `${base.replace(/\/+$/, '')}${rawUrl.startsWith('/') ? rawUrl : `/${rawUrl}`}`;
+  return base.replace(/\/+$/, '');
 }

@@ -29,6 +29,10 @@ export const ERROR_CATALOGUE = {
   ptz_no_credentials: { status: 422, message: "the camera's RTSP URL carries no username and password for ONVIF" },
   invalid_ptz_value: { status: 422, message: 'pan, tilt and zoom must be numbers from -1.0 to 1.0; speed a number' },
   ptz_failed: { status: 502, message: 'the camera or its ONVIF request failed' },
+  not_clustered: { status: 404, message: 'this node does not run in a cluster (cluster.enabled is false)' },
+  node_not_found: { status: 404, message: 'no such cluster node (RecorderNode)' },
+  invalid_membership: { status: 400, message: 'the membership must name at least one node' },
+  cluster_unreachable: { status: 503, message: "the cluster's state store (the Kubernetes API) cannot be reached" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -92,11 +92,12 @@ export async function startDatabaseMode(ctx: ModeContext, database: NonNullable<
   return {
     kind: 'database',
     archive: db.archive,
-    locator: localCameraLocator(ctx.registry),
+    locator: localCameraLocator(ctx.registry, ctx.nodeName),
     peers: staticPeerDirectory(ctx.config.cluster.peers),
     storagePing: () => db.pool.query('SELECT 1'),
     clusterStore: undefined,
     outboxDepth: () => db.outbox.depth,
+    cluster: undefined,
     segmentClosed: db.segmentClosed,
     segmentsRemoved: db.segmentsRemoved,
     startCameraSources: () => cameras.start(),

@@ -5,6 +5,8 @@ import type { CameraLocator } from '../cameras/camera-locator.js';
 import type { CameraRegistry } from '../cameras/registry.js';
 import type { VigilConfig } from '../config/schema.js';
 import type { ClusterStore } from '../health/cluster-store-check.js';
+import type { ClusterMetrics } from '../cluster/cluster-metrics.js';
+import type { LeaveResult } from '../cluster/cluster-membership.js';
 import type { PeerDirectory } from '../peers/peer-directory.js';
 import type { ClosedSegment } from '../recording/closed-segment.js';
 import type { Clock } from '../util/clock.js';
@@ -14,10 +16,30 @@ export type ModeKind = 'standalone' | 'database' | 'cluster';
 export interface ModeContext {
   config: VigilConfig;
   nodeName: string;
+  version: string;
+  /** The process environment (KUBECONFIG, KUBERNETES_SERVICE_HOST for cluster mode). */
+  env: Readonly<Record<string, string | undefined>>;
   log: Logger;
   /** The mode publishes its cameras here (the configuration file's are published by the recorder in every mode). */
   registry: CameraRegistry;
   clock: Clock;
+}
+
+/** What a mode may ask of the cameras running on this node. */
+export interface RunningCameras {
+  /** A segment of the camera is being written here right now. */
+  writing(cameraId: string): boolean;
+  /** Cameras running here. */
+  count(): number;
+}
+
+/** The spec's cluster endpoints; only cluster mode has them. */
+export interface ClusterEndpoints {
+  metrics(): ClusterMetrics;
+  leave(force: boolean): Promise<LeaveResult>;
+  removeNode(name: string): Promise<void>;
+  addLearner(name: string, url: string | undefined): Promise<void>;
+  changeMembership(members: readonly string[]): Promise<void>;
 }
 
 /**
@@ -40,8 +62,10 @@ export interface RecorderMode {
   /** A segment closed (or was found by a rescan): durably queued for the shared index, if the mode has one. */
   segmentClosed(segment: ClosedSegment): Promise<void>;
   segmentsRemoved(segments: readonly ClosedSegment[]): Promise<void>;
+  /** The cluster endpoints (/cluster/*); undefined outside cluster mode. */
+  readonly cluster: ClusterEndpoints | undefined;
   /** Begins publishing the mode's cameras into the registry; called once the fleet listens to it. */
-  startCameraSources(): Promise<void>;
+  startCameraSources(running: RunningCameras): Promise<void>;
   /** Stops the camera sources and flushes what waits for the database; called after the fleet closed its files. */
   close(): Promise<void>;
 }

@@ -7,11 +7,12 @@ export function standaloneMode(ctx: ModeContext): RecorderMode {
   return {
     kind: 'standalone',
     archive: undefined,
-    locator: localCameraLocator(ctx.registry),
+    locator: localCameraLocator(ctx.registry, ctx.nodeName),
     peers: staticPeerDirectory(ctx.config.cluster.peers),
     storagePing: undefined,
     clusterStore: undefined,
     outboxDepth: undefined,
+    cluster: undefined,
     segmentClosed: async () => undefined,
     segmentsRemoved: async () => undefined,
     startCameraSources: async () => undefined,

@@ -24,8 +24,21 @@ test('GET /api/cameras lists cameras with state, codec, size and ptz; it needs a
   assert.equal(res.statusCode, 200);
   assert.equal(res.headers['cache-control'], 'no-store');
   assert.deepEqual(res.json(), [
-    { id: 'a-yard', state: 'stalled', codec: null, width: null, height: null, ptz: false },
-    { id: 'b-door', state: 'recording', codec: 'avc1.42C01E,mp4a.40.2', width: 640, height: 360, ptz: false },
-    { id: 'c-parked', state: 'stopped', codec: null, width: null, height: null, ptz: false },
+    { id: 'a-yard', state: 'stalled', codec: null, width: null, height: null, ptz: false, node: 'test-node', url: null },
+    { id: 'b-door', state: 'recording', codec: 'avc1.42C01E,mp4a.40.2', width: 640, height: 360, ptz: false, node: 'test-node', url: null },
+    { id: 'c-parked', state: 'stopped', codec: null, width: null, height: null, ptz: false, node: 'test-node', url: null },
   ]);
+});
+
+test('in a cluster, cameras other nodes record are listed with their node and the URL this caller should use', async (t) => {
+  const live = await startLiveApp(t);
+  live.hubs.set('a-here', new StreamHub('a-here'));
+  live.remote.set('b-there', { kind: 'remote', node: 'node-b', url: 'http://vigil-recorder-node-b.vigil.svc:9997/', publicUrl: 'https://node-b.vigil.example.com' });
+  const inside = await live.app.inject({ url: '/api/cameras', headers: { authorization: `Bearer ${VIEWER_TOKEN}` } });
+  assert.deepEqual(inside.json<Array<{ id: string; node: string; url: string | null }>>().map((c) => [c.id, c.node, c.url]), [
+    ['a-here', 'test-node', null],
+    ['b-there', 'node-b', 'http://vigil-recorder-node-b.vigil.svc:9997'],
+  ]);
+  const viaIngress = await live.app.inject({ url: '/api/cameras', headers: { authorization: `Bearer ${VIEWER_TOKEN}`, 'x-forwarded-host': 'vigil.example.com' } });
+  assert.equal(viaIngress.json<Array<{ url: string | null }>>()[1]?.url, 'https://node-b.vigil.example.com');
 });

@@ -122,7 +122,11 @@ export function hubCameras(hubs: Map<string, StreamHub | undefined>): CameraCont
 
 /** Local when `cameras` knows the id, remote when `remote` names it, else unknown. */
 export function mapLocator(known: (id: string) => boolean, remote: ReadonlyMap<string, Extract<CameraLocation, { kind: 'remote' }>> = new Map()): CameraLocator {
-  return { locate: (id) => remote.get(id) ?? (known(id) ? { kind: 'local' } : { kind: 'unknown' }) };
+  return {
+    nodeName: 'test-node',
+    locate: (id) => remote.get(id) ?? (known(id) ? { kind: 'local' } : { kind: 'unknown' }),
+    remoteCameras: () => [...remote].map(([id, where]) => ({ id, node: where.node, url: where.url, publicUrl: where.publicUrl, recording: true, ptz: false })),
+  };
 }
 
 /** An archive without a single recording. */

@@ -17,7 +17,7 @@ import type { CameraControl } from '../../src/http/services.js';
 import type { Logger } from '../../src/log/logger.js';
 import type { NodeMetricsRecord } from '../../src/metrics/node-metrics.js';
 import type { OpenSegmentInfo } from '../../src/recording/closed-segment.js';
-import { EMPTY_ARCHIVE, NO_JOBS, NO_PTZ, NO_SNAPSHOTS, READY, testLogger } from './fakes.js';
+import { EMPTY_ARCHIVE, mapLocator, NO_JOBS, NO_PTZ, NO_SNAPSHOTS, READY, testLogger } from './fakes.js';
 import { sha256 } from './recorder-process.js';
 
 /** Bearer tokens of the test app, one per role. */
@@ -66,7 +66,7 @@ export async function buildTestApp(opts: TestAppOptions): Promise<TestApp> {
     version: opts.version ?? '0.0.0-test',
     auth,
     cameras: opts.cameras,
-    locator: opts.locator ?? { locate: (id) => (opts.cameras.state(id) === undefined ? { kind: 'unknown' } : { kind: 'local' }) },
+    locator: opts.locator ?? mapLocator((id) => opts.cameras.state(id) !== undefined),
     archive: {
       archive: opts.archive ?? EMPTY_ARCHIVE,
       openSegment: (id) => opts.openSegment?.(id),
@@ -111,6 +111,6 @@ export async function buildServiceApp(
     list: () => registry.list().map((c) => ({ id: c.id, ptz: c.ptz })),
     liveHub: () => undefined,
   };
-  const built = await buildTestApp({ cameras: control, locator: localCameraLocator(registry), log: logged.log, ...deps });
+  const built = await buildTestApp({ cameras: control, locator: localCameraLocator(registry, 'test-node'), log: logged.log, ...deps });
   return { ...built, logText: logged.text, registry };
 }

@@ -1,13 +1,16 @@
-// GET /api/cameras: the cameras this node knows, with state and, while streaming, codec and picture size.
+// GET /api/cameras: the cameras this node records (state and, while streaming, codec and picture size) and, in a cluster, those other nodes record and where.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { TokenAuthenticator } from '../auth.js';
 import { errorResponse } from '../schemas.js';
+import type { CameraLocator } from '../../cameras/camera-locator.js';
+import { ownerBaseUrl } from '../camera-routing.js';
 import type { CameraControl } from '../services.js';
 
 export interface CameraListRouteOptions {
   auth: TokenAuthenticator;
   cameras: CameraControl;
+  locator: CameraLocator;
 }
 
 const cameraEntry = z.object({
@@ -18,6 +21,10 @@ const cameraEntry = z.object({
   width: z.number().int().nullable(),
   height: z.number().int().nullable(),
   ptz: z.boolean(),
+  /** The node that records the camera. */
+  node: z.string(),
+  /** Base URL of that node for this caller (public through the Ingress, else internal); null = this node. */
+  url: z.string().nullable(),
 });
 
 export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = async (app, opts) => {
@@ -29,7 +36,7 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
         opts.auth.require(req, 'viewer');
       },
     },
-    async (_req, reply) => {
+    async (req, reply) => {
       void reply.header('Cache-Control', 'no-store');
       const entries: Array<z.infer<typeof cameraEntry>> = [];
       for (const cam of [...opts.cameras.list()].sort((a, b) => a.id.localeCompare(b.id))) {
@@ -44,9 +51,24 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
           width: init?.video?.width ?? null,
           height: init?.video?.height ?? null,
           ptz: cam.ptz,
+          node: opts.locator.nodeName,
+          url: null,
         });
       }
-      return entries;
+      for (const remote of opts.locator.remoteCameras()) {
+        if (entries.some((e) => e.id === remote.id)) continue; // the old side of a handover lists it as its own until it stops
+        entries.push({
+          id: remote.id,
+          state: remote.recording ? 'recording' : 'stalled',
+          codec: null,
+          width: null,
+          height: null,
+          ptz: remote.ptz,
+          node: remote.node,
+          url: ownerBaseUrl({ kind: 'remote', node: remote.node, url: remote.url, publicUrl: remote.publicUrl }, req.headers),
+        });
+      }
+      return entries.sort((a, b) => a.id.localeCompare(b.id));
     },
   );
 };

@@ -1,0 +1,299 @@
+// KubeClient: JSON REST and watch against the API server, with the credentials and TLS of a client-node KubeConfig.
+//
+// client-node supplies the configuration (kubeconfig file or in-cluster ServiceAccount, tokens, certificates) and the
+// request credentials. Requests and watches go through one small HTTP function so that every object in the caches has
+// the same JSON shape (client-node's typed APIs turn times into Date objects, its watches do not) and every call can be
+// timed out and aborted (client-node's Watch cannot be aborted before the server answers): an API server that stops
+// answering must not freeze a reconcile, an informer or the leader's renewal.
+import http from 'node:http';
+import https from 'node:https';
+import { KubeConfig } from '@kubernetes/client-node';
+import { collectionPath, objectPath, type ResourceType } from './resources.js';
+import type { ApiStatus, KubeList, KubeObject } from './types.js';
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly reason: string;
+  constructor(status: number, reason: string, message: string) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.reason = reason;
+  }
+}
+
+export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.status === 404;
+export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.status === 409;
+export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.status === 409 && err.reason === 'AlreadyExists';
+export const isGone = (err: unknown): boolean => err instanceof ApiError && err.status === 410;
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  timeoutMs?: number;
+}
+
+export interface WatchOptions extends ListOptions {
+  resourceVersion: string;
+  /** The server ends the watch after this long (the informer then re-watches). */
+  timeoutSeconds: number;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+export interface WatchHandle {
+  abort(): void;
+}
+
+export interface KubeClientOptions {
+  /** Default timeout of one request (a watch has none: it ends by its own timeoutSeconds). */
+  requestTimeoutMs?: number;
+  userAgent?: string;
+}
+
+export class KubeClient {
+  readonly config: KubeConfig;
+  private readonly server: URL;
+  private readonly requestTimeoutMs: number;
+  private readonly userAgent: string;
+  private agent: http.Agent | undefined;
+
+  constructor(config: KubeConfig, opts: KubeClientOptions = {}) {
+    const cluster = config.getCurrentCluster();
+    if (!cluster) throw new Error('the kubeconfig names no current cluster');
+    this.config = config;
+    this.server = new URL(cluster.server);
+    this.requestTimeoutMs = opts.requestTimeoutMs ?? 10_000;
+    this.userAgent = opts.userAgent ?? 'vigil-operator';
+  }
+
+  /** The namespace of the kubeconfig's current context, if it names one. */
+  contextNamespace(): string | undefined {
+    return this.config.getContextObject(this.config.getCurrentContext())?.namespace || undefined;
+  }
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const url = new URL(this.server.href.replace(/\/$/, '') + path);
+    for (const [key, value] of Object.entries(opts.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
+    const { headers, agent, transport } = await this.prepare(url);
+    const body = opts.body === undefined ? undefined : Buffer.from(JSON.stringify(opts.body));
+    if (body) {
+      headers['content-type'] = opts.contentType ?? 'application/json';
+      headers['content-length'] = body.length;
+    }
+    const timeoutMs = opts.timeoutMs ?? this.requestTimeoutMs;
+    const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = transport.request(url, { method, headers, agent, signal }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', (err) => reject(signal.aborted && !opts.signal?.aborted ? new ApiError(0, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`) : err));
+      req.end(body);
+    });
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (status >= 200 && status < 300) return parsed as T;
+    const st = (parsed ?? {}) as ApiStatus;
+    throw new ApiError(status, st.reason ?? String(status), `${method} ${path}: ${status} ${st.message ?? text.slice(0, 200)}`);
+  }
+
+  /** Every page of a list (limit/continue), with the list's resourceVersion to watch from. */
+  async list<T extends KubeObject>(type: ResourceType, opts: ListOptions = {}): Promise<KubeList<T>> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.request<KubeList<T>>('GET', collectionPath(type, opts.namespace), {
+        query: { labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector, limit: 500, continue: cont },
+        timeoutMs: opts.timeoutMs ?? 30_000,
+      });
+      items.push(...(page.items ?? []));
+      cont = page.metadata?.continue || undefined;
+      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+    } while (cont);
+    return { metadata: { resourceVersion }, items };
+  }
+
+  /** The object, or undefined when it does not exist. */
+  async get<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string, opts: RequestOptions = {}): Promise<T | undefined> {
+    try {
+      return await this.request<T>('GET', objectPath(type, namespace, name), opts);
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  create<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions = {}): Promise<T> {
+    return this.request<T>('POST', collectionPath(type, obj.metadata.namespace), { ...opts, body: obj });
+  }
+
+  /** PUT with the object's resourceVersion: 409 when someone else wrote it first. */
+  replace<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions = {}): Promise<T> {
+    return this.request<T>('PUT', objectPath(type, obj.metadata.namespace, obj.metadata.name ?? ''), { ...opts, body: obj });
+  }
+
+  /** PUT of the status subresource with the object's resourceVersion. */
+  replaceStatus<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions = {}): Promise<T> {
+    return this.request<T>('PUT', objectPath(type, obj.metadata.namespace, obj.metadata.name ?? '', 'status'), { ...opts, body: obj });
+  }
+
+  mergePatch<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string, patch: unknown, opts: RequestOptions = {}): Promise<T> {
+    return this.request<T>('PATCH', objectPath(type, namespace, name), { ...opts, body: patch, contentType: 'application/merge-patch+json' });
+  }
+
+  /** Deletes (optionally only the given uid); a missing object is not an error. */
+  async delete(type: ResourceType, namespace: string | undefined, name: string, opts: RequestOptions & { uid?: string; gracePeriodSeconds?: number } = {}): Promise<void> {
+    const body: Record<string, unknown> = { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' };
+    if (opts.uid) body.preconditions = { uid: opts.uid };
+    if (opts.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
+    try {
+      await this.request('DELETE', objectPath(type, namespace, name), { ...opts, body });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+
+  /**
+   * Watches a collection from a resourceVersion. `onEvent` gets each event; `onDone` once, when the stream ends
+   * (err undefined: closed normally, e.g. after timeoutSeconds) or fails (ApiError 410 when the version is gone,
+   * a timeout when no answer comes). Aborting ends it without calling `onDone`.
+   */
+  watch(
+    type: ResourceType,
+    opts: WatchOptions,
+    onEvent: (type: WatchEventType, obj: KubeObject | ApiStatus) => void,
+    onDone: (err?: unknown) => void,
+  ): WatchHandle {
+    const controller = new AbortController();
+    let finished = false;
+    const finish = (err?: unknown) => {
+      if (finished) return;
+      finished = true;
+      controller.abort();
+      onDone(err);
+    };
+    const query = {
+      watch: 'true', resourceVersion: opts.resourceVersion, timeoutSeconds: opts.timeoutSeconds, allowWatchBookmarks: 'true',
+      labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector,
+    };
+    // No event (not even a bookmark) for this long after the server's own end of the watch: the connection is dead.
+    const idleMs = (opts.timeoutSeconds + 15) * 1000;
+    let idle = setTimeout(() => finish(new ApiError(0, 'Timeout', `watch ${type.plural}: silent for ${idleMs} ms`)), idleMs);
+    const touch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => finish(new ApiError(0, 'Timeout', `watch ${type.plural}: silent for ${idleMs} ms`)), idleMs);
+    };
+    this.stream(collectionPath(type, opts.namespace), query, controller.signal, (line) => {
+      touch();
+      let event: { type?: string; object?: KubeObject | ApiStatus };
+      try {
+        event = JSON.parse(line) as typeof event;
+      } catch {
+        return finish(new Error(`watch ${type.plural}: unreadable event`));
+      }
+      if (event.type && event.object) onEvent(event.type as WatchEventType, event.object);
+    }).then(
+      () => finish(),
+      (err: unknown) => finish(err),
+    ).finally(() => clearTimeout(idle));
+    return {
+      abort: () => {
+        finished = true;
+        clearTimeout(idle);
+        controller.abort();
+      },
+    };
+  }
+
+  /** GET of a streaming (newline-delimited JSON) answer; resolves when the server closes it. */
+  private async stream(path: string, query: Record<string, string | number | undefined>, signal: AbortSignal, onLine: (line: string) => void): Promise<void> {
+    const url = new URL(this.server.href.replace(/\/$/, '') + path);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
+    const { headers, agent, transport } = await this.prepare(url);
+    await new Promise<void>((resolve, reject) => {
+      const req = transport.request(url, { method: 'GET', headers, agent, signal }, (res) => {
+        if (res.statusCode !== 200) {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let st: ApiStatus = {};
+            try {
+              st = JSON.parse(text) as ApiStatus;
+            } catch {
+              // not a Status object
+            }
+            reject(new ApiError(res.statusCode ?? 0, st.reason ?? String(res.statusCode), `watch ${path}: ${res.statusCode} ${st.message ?? text.slice(0, 200)}`));
+          });
+          res.on('error', reject);
+          return;
+        }
+        let buffered = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          buffered += chunk;
+          let nl: number;
+          while ((nl = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, nl).trim();
+            buffered = buffered.slice(nl + 1);
+            if (line !== '') onLine(line);
+          }
+        });
+        res.on('end', () => {
+          if (buffered.trim() !== '') onLine(buffered.trim());
+          resolve();
+        });
+        res.on('error', reject);
+        res.on('aborted', () => reject(new Error(`watch ${path}: connection lost`)));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  /** Headers (credentials from the kubeconfig, fresh each call: tokens rotate), the keep-alive agent and transport. */
+  private async prepare(url: URL): Promise<{ headers: Record<string, string | number>; agent: http.Agent; transport: typeof http | typeof https }> {
+    const reqOpts: https.RequestOptions = { headers: {} };
+    await this.config.applyToHTTPSOptions(reqOpts);
+    // One keep-alive agent with the kubeconfig's TLS settings, instead of the new agent client-node makes per call.
+    this.agent ??= url.protocol === 'https:' ? new https.Agent({ ...(reqOpts.agent as https.Agent).options, keepAlive: true }) : new http.Agent({ keepAlive: true });
+    const headers: Record<string, string | number> = {
+      ...(reqOpts.headers as Record<string, string>),
+      accept: 'application/json',
+      'user-agent': this.userAgent,
+    };
+    if (reqOpts.auth) headers.authorization = `Basic ${Buffer.from(reqOpts.auth).toString('base64')}`;
+    return { headers, agent: this.agent, transport: url.protocol === 'https:' ? https : http };
+  }
+
+  /** Closes idle keep-alive connections. */
+  close(): void {
+    this.agent?.destroy();
+  }
+}
+
+/** KUBECONFIG (or ~/.kube/config) when present, else the in-cluster ServiceAccount. */
+export function loadKubeConfig(env: NodeJS.ProcessEnv): KubeConfig {
+  const kc = new KubeConfig();
+  if (env.KUBECONFIG) kc.loadFromFile(env.KUBECONFIG);
+  else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
+  else kc.loadFromDefault();
+  return kc;
+}

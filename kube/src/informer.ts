@@ -1,0 +1,200 @@
+// Informer: a list+watch cache of one resource. Survives watch errors, dropped watches and 410 Gone (re-lists); never
+// exits the process. Handlers only learn which key changed; reconciles read the whole state from the caches.
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import { ApiError, isGone, type KubeClient, type WatchEventType, type WatchHandle } from './client.js';
+import type { ResourceType } from './resources.js';
+import { keyOf, type ApiStatus, type KubeObject } from './types.js';
+
+export type ChangeHandler<T> = (key: string, obj: T | undefined, old: T | undefined) => void;
+
+export interface InformerOptions {
+  namespace?: string;
+  labelSelector?: string;
+  /** The server ends each watch after about this long; it is renewed from the last resourceVersion. */
+  watchTimeoutSeconds?: number;
+  /** Delay before retrying after an error, doubling up to maxRetryMs. */
+  minRetryMs?: number;
+  maxRetryMs?: number;
+}
+
+/** resourceVersions are opaque, but the API server's are increasing integers; compare them when both are. */
+function isOlder(candidate: string | undefined, current: string | undefined): boolean {
+  if (!candidate || !current || !/^\d+$/.test(candidate) || !/^\d+$/.test(current)) return false;
+  return BigInt(candidate) < BigInt(current);
+}
+
+export class Informer<T extends KubeObject> {
+  private readonly store = new Map<string, T>();
+  private readonly handlers: Array<ChangeHandler<T>> = [];
+  private resourceVersion = '';
+  private synced = false;
+  private stopped = false;
+  private watch: WatchHandle | undefined;
+  private readonly stop$ = new AbortController();
+  private syncWaiters: Array<() => void> = [];
+  /** Counted for the metrics and the tests: lists done, watch restarts, 410s seen. */
+  readonly stats = { lists: 0, watches: 0, gone: 0, errors: 0 };
+
+  constructor(
+    readonly name: string,
+    private readonly client: KubeClient,
+    private readonly type: ResourceType,
+    private readonly log: Logger,
+    private readonly clock: Clock,
+    private readonly opts: InformerOptions = {},
+  ) {}
+
+  onChange(handler: ChangeHandler<T>): void {
+    this.handlers.push(handler);
+  }
+
+  get(key: string): T | undefined {
+    return this.store.get(key);
+  }
+
+  list(): T[] {
+    return [...this.store.values()];
+  }
+
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  /**
+   * Puts an object the operator itself just wrote into the cache, so the next reconcile reads its own write even
+   * before the watch delivers it (client-go's mutation cache). A watch event carrying an older version is ignored.
+   */
+  upsert(obj: T): void {
+    const key = keyOf(obj);
+    const old = this.store.get(key);
+    if (old && isOlder(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
+    this.store.set(key, obj);
+  }
+
+  start(): void {
+    void this.run();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.stop$.abort();
+    this.watch?.abort();
+  }
+
+  private async run(): Promise<void> {
+    let retryMs = this.opts.minRetryMs ?? 500;
+    const maxRetryMs = this.opts.maxRetryMs ?? 10_000;
+    while (!this.stopped) {
+      try {
+        if (this.resourceVersion === '') await this.relist();
+        const err = await this.watchOnce();
+        if (this.stopped) return;
+        if (err === undefined) {
+          retryMs = this.opts.minRetryMs ?? 500;
+          continue;
+        }
+        throw err;
+      } catch (err) {
+        if (this.stopped) return;
+        this.stats.errors++;
+        if (isGone(err)) {
+          // The version we watched from was compacted away: start over from a fresh list.
+          this.stats.gone++;
+          this.resourceVersion = '';
+          this.log.info({ informer: this.name }, 'watch history compacted (410 Gone): re-listing');
+          continue;
+        }
+        this.log.warn({ informer: this.name, err: (err as Error).message, retryMs }, 'list/watch failed; retrying');
+        await this.clock.sleep(retryMs, this.stop$.signal);
+        retryMs = Math.min(maxRetryMs, retryMs * 2);
+      }
+    }
+  }
+
+  /** Lists everything and replaces the cache, telling the handlers about every key that changed or went away. */
+  private async relist(): Promise<void> {
+    const list = await this.client.list<T>(this.type, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector });
+    this.stats.lists++;
+    const seen = new Set<string>();
+    for (const obj of list.items) {
+      const key = keyOf(obj);
+      seen.add(key);
+      const old = this.store.get(key);
+      this.store.set(key, obj);
+      if (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit(key, obj, old);
+    }
+    for (const [key, old] of [...this.store]) {
+      if (!seen.has(key)) {
+        this.store.delete(key);
+        this.emit(key, undefined, old);
+      }
+    }
+    this.resourceVersion = list.metadata?.resourceVersion ?? '';
+    if (!this.synced) {
+      this.synced = true;
+      for (const resolve of this.syncWaiters.splice(0)) resolve();
+    }
+  }
+
+  /** One watch from the current resourceVersion; resolves undefined when it ended normally, else with the error. */
+  private watchOnce(): Promise<unknown> {
+    this.stats.watches++;
+    const timeoutSeconds = this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60);
+    return new Promise<unknown>((resolve) => {
+      let failure: unknown;
+      this.watch = this.client.watch(
+        this.type,
+        { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, resourceVersion: this.resourceVersion, timeoutSeconds },
+        (type, obj) => {
+          const f = this.apply(type, obj);
+          if (f !== undefined && failure === undefined) {
+            failure = f;
+            this.watch?.abort();
+            resolve(failure);
+          }
+        },
+        (err) => resolve(failure ?? err),
+      );
+      if (this.stopped) this.watch.abort();
+      this.stop$.signal.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
+  }
+
+  /** Applies one watch event; returns an error when the watch must end (an ERROR event, e.g. 410). */
+  private apply(type: WatchEventType, obj: KubeObject | ApiStatus): unknown {
+    if (type === 'ERROR') {
+      const status = obj as ApiStatus;
+      return new ApiError(status.code ?? 0, status.reason ?? 'WatchError', `watch ${this.name}: error event ${status.code ?? ''} ${status.message ?? ''}`);
+    }
+    const o = obj as T;
+    if (o.metadata?.resourceVersion) this.resourceVersion = o.metadata.resourceVersion;
+    if (type === 'BOOKMARK') return undefined;
+    const key = keyOf(o);
+    const old = this.store.get(key);
+    if (type === 'DELETED') {
+      this.store.delete(key);
+      this.emit(key, undefined, old);
+      return undefined;
+    }
+    if (old && isOlder(o.metadata.resourceVersion, old.metadata.resourceVersion)) return undefined;
+    this.store.set(key, o);
+    this.emit(key, o, old);
+    return undefined;
+  }
+
+  private emit(key: string, obj: T | undefined, old: T | undefined): void {
+    for (const handler of this.handlers) {
+      try {
+        handler(key, obj, old);
+      } catch (err) {
+        this.log.error({ informer: this.name, key, err }, 'change handler failed');
+      }
+    }
+  }
+}

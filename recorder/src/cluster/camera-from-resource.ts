@@ -1,0 +1,62 @@
+// A Camera resource (+ its credentials Secret) as the recorder's camera: settings resolved, credentials put into the URLs.
+import { CAMERA_ID_PATTERN, type Camera as CameraResource } from '@vigil/crds';
+import type { Camera } from '../cameras/camera.js';
+import type { VigilConfig } from '../config/schema.js';
+
+/** The data of a Secret, base64-encoded as the API returns it. */
+export type SecretData = Readonly<Record<string, string>>;
+
+export type ResourceCamera = { ok: true; camera: Camera } | { ok: false; reason: 'InvalidName' | 'CredentialsUnavailable'; message: string };
+
+/** Puts user and password into an http(s)/rtsp(s) URL, replacing any it carried. */
+function withCredentials(url: string, user: string, password: string): string {
+  const parsed = new URL(url);
+  parsed.username = encodeURIComponent(user);
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+}
+
+export function cameraFromResource(resource: CameraResource, secretOf: (name: string) => SecretData | undefined, config: VigilConfig): ResourceCamera {
+  const id = resource.metadata.name ?? '';
+  if (!CAMERA_ID_PATTERN.test(id)) return { ok: false, reason: 'InvalidName', message: `the name must match ${CAMERA_ID_PATTERN.source} to be a camera id` };
+  const spec = resource.spec;
+  let source = spec.source;
+  let snapuri = spec.snapuri;
+  const ref = spec.credentialsSecretRef;
+  if (ref !== undefined) {
+    const data = secretOf(ref.name);
+    const userKey = ref.usernameKey ?? 'username';
+    const passKey = ref.passwordKey ?? 'password';
+    const user = data?.[userKey];
+    const password = data?.[passKey];
+    if (data === undefined) return { ok: false, reason: 'CredentialsUnavailable', message: `Secret ${ref.name} cannot be read` };
+    if (user === undefined || password === undefined) return { ok: false, reason: 'CredentialsUnavailable', message: `Secret ${ref.name} has no key ${user === undefined ? userKey : passKey}` };
+    const plainUser = Buffer.from(user, 'base64').toString('utf8');
+    const plainPassword = Buffer.from(password, 'base64').toString('utf8');
+    source = withCredentials(source, plainUser, plainPassword);
+    // The snapshot URL gets them too when it names none itself (the spec: credentials of snapuri or of source).
+    if (snapuri !== undefined && new URL(snapuri).username === '') snapuri = withCredentials(snapuri, plainUser, plainPassword);
+  }
+  return {
+    ok: true,
+    camera: {
+      id,
+      source,
+      ptz: spec.ptz ?? false,
+      snapuri,
+      onvif: spec.onvif,
+      audio: spec.audio ?? 'auto',
+      record: {
+        format: spec.record?.format ?? config.record.format,
+        segmentSeconds: spec.record?.segmentSeconds ?? config.record.segment_seconds,
+        maxAgeDays: spec.record?.retention?.maxAgeDays ?? config.record.retention.max_age_days,
+      },
+      origin: 'cluster',
+    },
+  };
+}
+
+/** Whether `node` records the camera: it is assigned to it, or it is the old side of a planned move. */
+export function recordsHere(resource: CameraResource, node: string): boolean {
+  return resource.status?.node === node || (resource.status?.handoverFrom ?? undefined) === node;
+}

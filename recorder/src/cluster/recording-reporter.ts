@@ -1,0 +1,110 @@
+// Reports on each Camera this node records whether it records: condition Recording and status.recordingNode (the operator's make-before-break waits for them).
+import type { Logger } from 'pino';
+import { CameraCondition, CameraReason, ConditionStatus, type Camera as CameraResource, type Condition } from '@vigil/crds';
+import { isConflict, isNotFound, Resources, toApiTime, type KubeClient, type KubeObject } from '@vigil/kube';
+import type { Clock, TimerHandle } from '../util/clock.js';
+import type { ClusterView } from './cluster-view.js';
+
+/** What the reporter asks the fleet: is a segment of the camera being written on this node right now? */
+export interface RecordingProbe {
+  writing(cameraId: string): boolean;
+}
+
+export interface RecordingReporterOptions {
+  client: KubeClient;
+  view: ClusterView;
+  nodeName: string;
+  probe: RecordingProbe;
+  clock: Clock;
+  log: Logger;
+  /** Not writing for this long → Recording=False (StreamUnavailable); the operator marks the camera Failed after a while. */
+  unavailableAfterMs?: number;
+  tickMs?: number;
+}
+
+type CameraObject = CameraResource & KubeObject;
+
+/** The Recording condition this node wants on the camera, or undefined to leave it as it is. */
+export function wantedRecording(camera: CameraObject, node: string, writing: boolean, silentForMs: number, unavailableAfterMs: number): Condition['status'] | undefined {
+  const current = camera.status?.conditions?.find((c) => c.type === CameraCondition.Recording);
+  const mine = camera.status?.recordingNode === node;
+  if (writing) return current?.status === ConditionStatus.True && mine ? undefined : ConditionStatus.True;
+  if (silentForMs < unavailableAfterMs) return undefined;
+  if (current?.status === ConditionStatus.False && mine) return undefined;
+  return ConditionStatus.False;
+}
+
+export function withRecordingCondition(camera: CameraObject, node: string, status: Condition['status'], nowMs: number): CameraObject {
+  const conditions = [...(camera.status?.conditions ?? [])];
+  const at = conditions.findIndex((c) => c.type === CameraCondition.Recording);
+  const previous = at >= 0 ? conditions[at] : undefined;
+  const recording = status === ConditionStatus.True;
+  const next: Condition = {
+    type: CameraCondition.Recording,
+    status,
+    reason: recording ? 'SegmentWritten' : CameraReason.StreamUnavailable,
+    message: recording ? `recording on ${node}` : `${node} receives no stream from the camera`,
+    lastTransitionTime: previous?.status === status && previous.lastTransitionTime !== undefined ? previous.lastTransitionTime : toApiTime(nowMs),
+    ...(camera.metadata.generation === undefined ? {} : { observedGeneration: camera.metadata.generation }),
+  };
+  if (at >= 0) conditions[at] = next;
+  else conditions.push(next);
+  return { ...camera, status: { ...camera.status, conditions, recordingNode: node } };
+}
+
+export class RecordingReporter {
+  readonly #opts: RecordingReporterOptions;
+  readonly #silentSince = new Map<string, number>();
+  readonly #writing = new Set<string>();
+  #timer: TimerHandle | undefined;
+
+  constructor(opts: RecordingReporterOptions) {
+    this.#opts = opts;
+  }
+
+  start(): void {
+    this.#timer ??= this.#opts.clock.setInterval(() => this.tick(), this.#opts.tickMs ?? 1000);
+  }
+
+  stop(): void {
+    this.#opts.clock.clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Looks at every camera assigned to this node; writes only what changed. */
+  tick(): void {
+    const { view, nodeName, probe, clock } = this.#opts;
+    if (!view.synced) return;
+    const now = clock.now();
+    const assigned = new Set<string>();
+    for (const camera of view.cameras.list()) {
+      const id = camera.metadata.name ?? '';
+      if (camera.status?.node !== nodeName) continue; // the old side of a handover reports nothing
+      assigned.add(id);
+      const writing = probe.writing(id);
+      if (writing) this.#silentSince.delete(id);
+      else if (!this.#silentSince.has(id)) this.#silentSince.set(id, now);
+      const wanted = wantedRecording(camera, nodeName, writing, now - (this.#silentSince.get(id) ?? now), this.#opts.unavailableAfterMs ?? 30_000);
+      if (wanted !== undefined && !this.#writing.has(id)) void this.#write(id, wanted);
+    }
+    for (const id of this.#silentSince.keys()) if (!assigned.has(id)) this.#silentSince.delete(id);
+  }
+
+  /** Read-modify-write of the status with the fresh resourceVersion; a 409 is retried at the next tick. */
+  async #write(id: string, status: Condition['status']): Promise<void> {
+    const { client, view, nodeName, clock, log } = this.#opts;
+    this.#writing.add(id);
+    try {
+      const fresh = await client.get<CameraObject>(Resources.cameras, view.namespace, id, { timeoutMs: 5000 });
+      if (fresh === undefined || fresh.status?.node !== nodeName) return;
+      if (wantedRecording(fresh, nodeName, status === ConditionStatus.True, Infinity, 0) === undefined) return;
+      const written = await client.replaceStatus(Resources.cameras, withRecordingCondition(fresh, nodeName, status, clock.now()), { timeoutMs: 5000 });
+      view.cameras.upsert(written);
+      log.info({ camera: id, recording: status }, status === ConditionStatus.True ? 'reported the camera recording on this node' : 'reported the camera unavailable on this node');
+    } catch (err) {
+      if (!isConflict(err) && !isNotFound(err)) log.warn({ camera: id, err: (err as Error).message }, 'cannot report the camera\'s Recording condition; retrying');
+    } finally {
+      this.#writing.delete(id);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// Cluster mode (Kubernetes): cameras from the Camera resources assigned to this node, heartbeat, status reports, 307s, membership endpoints.
+import { AssignmentCache } from '../cluster/assignment-cache.js';
+import { ClusterCameraSource } from '../cluster/cluster-camera-source.js';
+import { clusterLocator } from '../cluster/cluster-locator.js';
+import { ClusterMembership } from '../cluster/cluster-membership.js';
+import { clusterMetrics, NODE_SILENCE_MS } from '../cluster/cluster-metrics.js';
+import { clusterPeerDirectory } from '../cluster/cluster-peers.js';
+import { ClusterView } from '../cluster/cluster-view.js';
+import { Heartbeat } from '../cluster/heartbeat.js';
+import { connectToKubernetes, kubeClock } from '../cluster/kube-connection.js';
+import { LeftNodeWatch } from '../cluster/left-node-watch.js';
+import { NodeStatusReporter } from '../cluster/node-status-reporter.js';
+import { RecordingReporter } from '../cluster/recording-reporter.js';
+import { staticPeerDirectory } from '../peers/peer-directory.js';
+import { startDatabaseServices } from './database-mode.js';
+import type { ModeContext, RecorderMode } from './recorder-mode.js';
+
+export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> {
+  const { config, nodeName, clock } = ctx;
+  const log = ctx.log.child({ component: 'cluster' });
+  const advertised = config.cluster.advertise_url;
+  if (advertised === undefined) throw new Error('cluster.advertise_url is required in cluster mode'); // the schema refuses it before
+  const { client, namespace } = connectToKubernetes(ctx.env, config.cluster.namespace, ctx.version);
+  const view = new ClusterView(client, namespace, log, kubeClock(clock));
+  const cache = new AssignmentCache(config.cluster.dataDir, nodeName);
+  const source = new ClusterCameraSource({ view, registry: ctx.registry, config, nodeName, cache, clock, log });
+  const heartbeat = new Heartbeat({ client, namespace, nodeName, clock, log });
+  const membership = new ClusterMembership({ client, view, nodeName, heartbeat, source, cache, clock, log });
+  const db = config.database === undefined ? undefined : await startDatabaseServices(ctx, config.database);
+  const reporters: Array<{ stop(): void }> = [];
+  log.info({ namespace, node: nodeName, url: advertised, public_url: config.cluster.public_url }, 'cluster mode: cameras come from the Camera resources assigned to this node');
+
+  return {
+    kind: 'cluster',
+    archive: db?.archive,
+    locator: clusterLocator(view, ctx.registry, nodeName),
+    peers: clusterPeerDirectory(view, staticPeerDirectory(config.cluster.peers)),
+    storagePing: db === undefined ? undefined : () => db.pool.query('SELECT 1'),
+    clusterStore: {
+      // The API answers: the caches have listed and the heartbeat was renewed within the silence limit.
+      reachable: async () => view.synced && (heartbeat.paused || (heartbeat.lastRenewedAt !== undefined && clock.now() - heartbeat.lastRenewedAt < NODE_SILENCE_MS)),
+    },
+    outboxDepth: db === undefined ? undefined : () => db.outbox.depth,
+    cluster: {
+      metrics: () => clusterMetrics(view, clock.now()),
+      leave: (force) => membership.leave(force),
+      removeNode: (name) => membership.removeNode(name),
+      addLearner: (name, url) => membership.addLearner(name, url),
+      changeMembership: (members) => membership.changeMembership(members),
+    },
+    segmentClosed: async (segment) => db?.segmentClosed(segment),
+    segmentsRemoved: async (segments) => db?.segmentsRemoved(segments),
+    startCameraSources: async (running) => {
+      await source.start();
+      view.start();
+      heartbeat.start();
+      new LeftNodeWatch({ view, nodeName, heartbeat, source, log }).start();
+      const recording = new RecordingReporter({ client, view, nodeName, probe: { writing: (id) => running.writing(id) }, clock, log });
+      const status = new NodeStatusReporter({
+        client,
+        view,
+        nodeName,
+        clock,
+        log,
+        report: () => ({ url: advertised, publicUrl: config.cluster.public_url, version: ctx.version, cameras: running.count() }),
+      });
+      recording.start();
+      status.start();
+      reporters.push(recording, status);
+    },
+    close: async () => {
+      for (const r of reporters) r.stop();
+      heartbeat.stop();
+      source.stop();
+      view.stop();
+      client.close();
+      await db?.close();
+    },
+  };
+}
