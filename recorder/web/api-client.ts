@@ -34,11 +34,15 @@ export class ApiClient {
     return { kind: 'ok', cameras: (await res.json()) as CameraInfo[] };
   }
 
-  /** Browsers cannot set headers on a WebSocket, so the token travels as ?access_token=. */
-  socketUrl(cameraId: string): string {
-    const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  /**
+   * The camera's live socket on the node that records it (this one, or `camera.url` in a cluster: browsers do
+   * not follow redirects on a WebSocket). Browsers cannot set headers on one, so the token travels as ?access_token=.
+   */
+  socketUrl(camera: CameraInfo): string {
+    const base = new URL(camera.url ?? location.origin);
+    const scheme = base.protocol === 'https:' ? 'wss:' : 'ws:';
     const token = this.token;
     const query = token === null ? '' : `?access_token=${encodeURIComponent(token)}`;
-    return `${scheme}//${location.host}/websocket/${encodeURIComponent(cameraId)}${query}`;
+    return `${scheme}//${base.host}${base.pathname.replace(/\/+$/, '')}/websocket/${encodeURIComponent(camera.id)}${query}`;
   }
 }

@@ -9,6 +9,10 @@ export interface CameraInfo {
   width: number | null;
   height: number | null;
   ptz: boolean;
+  /** The node that records the camera. */
+  node: string;
+  /** That node's base URL when it is not the one serving this page (a cluster), else null. */
+  url: string | null;
 }
 
 export interface TileStats extends PlayerStats {
@@ -23,7 +27,7 @@ export interface TileStats extends PlayerStats {
 }
 
 export interface TileDeps {
-  socketUrl(cameraId: string): string;
+  socketUrl(camera: CameraInfo): string;
   /** Called when a connection failed before opening (maybe a token problem: the upgrade answered 401). */
   onConnectFailed(): void;
 }
@@ -110,7 +114,7 @@ export class LiveTile {
   #connect(): void {
     this.#retry = undefined;
     this.#setStatus('connecting…');
-    const socket = new WebSocket(this.#deps.socketUrl(this.#camera.id));
+    const socket = new WebSocket(this.#deps.socketUrl(this.#camera));
     socket.binaryType = 'arraybuffer';
     const player = new MsePlayer(this.#video, (why) => {
       this.#lastError = why;

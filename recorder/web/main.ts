@@ -68,7 +68,7 @@ class LiveGrid {
       let tile = this.#tiles.get(camera.id);
       if (tile === undefined) {
         tile = new LiveTile(camera, {
-          socketUrl: (id) => this.#api.socketUrl(id),
+          socketUrl: (camera) => this.#api.socketUrl(camera),
           onConnectFailed: () => void this.refresh(),
         });
         this.#tiles.set(camera.id, tile);
