@@ -29,6 +29,8 @@ export interface KubeEmulatorOptions {
   kubeconfigPath?: string;
   historyLimit?: number;
   kubelet?: { heartbeatSeconds?: number };
+  /** Receives one line per request answered (for debugging what a client sends). */
+  requestLog?: (line: string) => void;
 }
 
 export interface KubeEmulatorFaults {
@@ -119,6 +121,7 @@ export async function startKubeEmulator(opts: KubeEmulatorOptions = {}): Promise
     rbac,
     openapi: new OpenApiDocuments(registry),
     certificates,
+    ...(opts.requestLog !== undefined ? { requestLog: opts.requestLog } : {}),
     serverAddress: () => url.replace(/^http:\/\//, ''),
     admin: {
       ...faultControls,

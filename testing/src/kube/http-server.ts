@@ -24,6 +24,8 @@ export interface HttpServerDeps extends ResourceHandlerDeps {
   admin: AdminControls;
   certificates: ServingCertificates;
   serverAddress(): string;
+  /** Called with one line per request (method, URL, content type, status) when set. */
+  requestLog?: (line: string) => void;
 }
 
 const ANONYMOUS: UserInfo = { username: 'system:anonymous', uid: '', groups: ['system:unauthenticated'] };
@@ -60,6 +62,11 @@ export class KubeHttpServer {
 
   constructor(private readonly deps: HttpServerDeps) {
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      const log = deps.requestLog;
+      if (log !== undefined) {
+        const started = Date.now();
+        res.on('finish', () => log(`${req.method ?? ''} ${req.url ?? ''} ${req.headers['content-type'] ?? '-'} -> ${res.statusCode} (${Date.now() - started} ms) ${req.headers['user-agent'] ?? ''}`));
+      }
       this.handle(req, res).catch((err: unknown) => sendError(res, err));
     };
     const options = { keepAliveTimeout: 120_000, headersTimeout: 130_000, requestTimeout: 0 };
