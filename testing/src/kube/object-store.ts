@@ -117,8 +117,12 @@ export class ObjectStore {
     return rv < this.bucket(storageKey).horizon;
   }
 
-  /** Forgets all history: any watch from a resourceVersion older than now gets 410 Gone. */
+  /**
+   * Forgets all history: a watch from any resourceVersion handed out before now gets 410 Gone. The counter moves
+   * on by one so that even a client that saw the very latest version must re-list.
+   */
   compact(): void {
+    this.rv++;
     for (const bucket of this.buckets.values()) {
       bucket.history = [];
       bucket.head = 0;
