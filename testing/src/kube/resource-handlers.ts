@@ -1,0 +1,216 @@
+// Serves one resource request (get, list, watch, create, update, patch, delete, deletecollection) on top of ObjectApi, in the representation the client asked for.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isVirtualResource } from './builtin-resources.js';
+import { contentTypeOf, negotiate, type Representation } from './content-negotiation.js';
+import { parseFieldSelector } from './field-selector.js';
+import { decodeObjectBody, decodeOptionalBody, decodePatchBody, readBody } from './http-body.js';
+import { parseLabelSelector } from './label-selector.js';
+import type { ObjectApi, WriteOptions } from './object-api.js';
+import { deleteObject, type DeleteOptions, type PropagationPolicy } from './object-deletion.js';
+import { applyJsonPatch, applyMergePatch } from './patch-json.js';
+import type { ResourceRegistry } from './resource-registry.js';
+import type { RequestInfo, ResourceRequest } from './request-info.js';
+import { review, tokenRequest, type ReviewContext } from './review-handlers.js';
+import { badRequest, methodNotAllowed, pathNotFound } from './status-errors.js';
+import { toTable, type IncludeObject } from './table-printer.js';
+import { groupVersion, isRecord, type KubeObject, type ResourceType } from './types.js';
+import { serveWatch, type WatchRegistry } from './watch-stream.js';
+import { parseFieldValidation } from './write-preparation.js';
+
+export interface ResourceHandlerDeps {
+  registry: ResourceRegistry;
+  api: ObjectApi;
+  watches: WatchRegistry;
+  review: Omit<ReviewContext, 'user'>;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  contentType?: string;
+  warnings?: string[];
+}
+
+/** Resolves the resource type a request names, or 404 the way the real server answers unknown paths. */
+export function resolveType(registry: ResourceRegistry, info: ResourceRequest): ResourceType {
+  const type = registry.lookup(info.group, info.version, info.resource);
+  if (type === undefined) throw pathNotFound();
+  if (info.namespace !== undefined && !type.namespaced) throw pathNotFound();
+  if (info.subresource !== undefined && !type.subresources.includes(info.subresource)) throw pathNotFound();
+  if (!type.verbs.includes(info.verb) && !(info.subresource !== undefined && ['get', 'update', 'patch', 'create'].includes(info.verb))) throw methodNotAllowed();
+  return type;
+}
+
+function listMeta(resourceVersion: string, continueToken?: string, remaining?: number): Record<string, unknown> {
+  return { resourceVersion, ...(continueToken ? { continue: continueToken } : {}), ...(remaining !== undefined ? { remainingItemCount: remaining } : {}) };
+}
+
+function includeObject(query: URLSearchParams): IncludeObject {
+  const v = query.get('includeObject');
+  return v === 'None' || v === 'Object' ? v : 'Metadata';
+}
+
+function represent(rep: Representation, type: ResourceType, query: URLSearchParams, item: KubeObject): unknown {
+  if (rep.form === 'Table') return withTableVersion(toTable(type, [item], includeObject(query), {}), rep.version);
+  if (rep.form === 'PartialObjectMetadata') return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${rep.version}`, metadata: item.metadata };
+  return item;
+}
+
+function withTableVersion(table: Record<string, unknown>, version: string): Record<string, unknown> {
+  return { ...table, apiVersion: `meta.k8s.io/${version}` };
+}
+
+function writeOptions(req: IncomingMessage, query: URLSearchParams, info: ResourceRequest, warnings: string[]): WriteOptions {
+  const dryRun = query.getAll('dryRun');
+  if (dryRun.some((d) => d !== 'All')) throw badRequest(`dryRun: Unsupported value: "${dryRun.join(',')}": supported values: "All"`);
+  const agent = (req.headers['user-agent'] ?? 'unknown').split('/')[0] ?? 'unknown';
+  return {
+    dryRun: dryRun.length > 0,
+    fieldManager: query.get('fieldManager') ?? agent,
+    fieldValidation: parseFieldValidation(query.get('fieldValidation')),
+    ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
+    warnings,
+    force: query.get('force') === 'true',
+  };
+}
+
+function deleteOptions(query: URLSearchParams, body: unknown): DeleteOptions {
+  const b = isRecord(body) ? body : {};
+  let policy = (b.propagationPolicy ?? query.get('propagationPolicy') ?? undefined) as PropagationPolicy | undefined;
+  if (policy === undefined && (b.orphanDependents === true || query.get('orphanDependents') === 'true')) policy = 'Orphan';
+  if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
+    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
+  }
+  const pre = isRecord(b.preconditions) ? b.preconditions : {};
+  const dryRun = Array.isArray(b.dryRun) ? b.dryRun.length > 0 : query.getAll('dryRun').length > 0;
+  return {
+    ...(policy !== undefined ? { propagationPolicy: policy } : {}),
+    preconditions: { ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}), ...(typeof pre.resourceVersion === 'string' ? { resourceVersion: pre.resourceVersion } : {}) },
+    dryRun,
+  };
+}
+
+function scaleOf(o: KubeObject): Record<string, unknown> {
+  const spec = isRecord(o.spec) ? o.spec : {};
+  const status = isRecord(o.status) ? o.status : {};
+  const selector = isRecord(spec.selector) && isRecord(spec.selector.matchLabels) ? Object.entries(spec.selector.matchLabels).map(([k, v]) => `${k}=${String(v)}`).join(',') : '';
+  return {
+    kind: 'Scale',
+    apiVersion: 'autoscaling/v1',
+    metadata: { name: o.metadata.name, namespace: o.metadata.namespace, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion, creationTimestamp: o.metadata.creationTimestamp },
+    spec: { replicas: spec.replicas ?? 0 },
+    status: { replicas: status.replicas ?? 0, selector },
+  };
+}
+
+export async function handleResource(deps: ResourceHandlerDeps, info: ResourceRequest, user: ReviewContext['user'], req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<Reply | undefined> {
+  const type = resolveType(deps.registry, info);
+  const { api } = deps;
+  const rep = negotiate(req.headers.accept);
+  const ns = type.namespaced ? info.namespace : undefined;
+  const warnings: string[] = [];
+  const namedOnly = (): string => {
+    if (info.name === undefined) throw methodNotAllowed();
+    if (type.namespaced && ns === undefined && info.verb !== 'create') throw pathNotFound();
+    return info.name;
+  };
+
+  switch (info.verb) {
+    case 'get': {
+      const o = api.get(type, ns, namedOnly());
+      if (info.subresource === 'scale') return { status: 200, body: scaleOf(o) };
+      return { status: 200, body: represent(rep, type, query, o), contentType: contentTypeOf(rep) };
+    }
+    case 'list': {
+      const limit = Number(query.get('limit') ?? '0');
+      const result = api.list(type, ns, { labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector'), limit: Number.isFinite(limit) ? limit : 0, continueToken: query.get('continue') });
+      const meta = listMeta(result.resourceVersion, result.continueToken, result.remainingItemCount);
+      if (rep.form === 'Table') return { status: 200, body: withTableVersion(toTable(type, result.items, includeObject(query), meta), rep.version), contentType: contentTypeOf(rep) };
+      if (rep.form === 'PartialObjectMetadata') {
+        return { status: 200, contentType: contentTypeOf(rep), body: { kind: 'PartialObjectMetadataList', apiVersion: `meta.k8s.io/${rep.version}`, metadata: meta, items: result.items.map((o) => ({ kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${rep.version}`, metadata: o.metadata })) } };
+      }
+      return { status: 200, body: { kind: type.listKind, apiVersion: groupVersion(type.group, type.version), metadata: meta, items: result.items } };
+    }
+    case 'watch': {
+      const timeout = Number(query.get('timeoutSeconds') ?? '');
+      serveWatch(api.store, deps.watches, {
+        token: bearerToken(req),
+        type,
+        namespace: ns,
+        labels: parseLabelSelector(query.get('labelSelector')),
+        fields: parseFieldSelector(query.get('fieldSelector') ?? (info.name !== undefined ? `metadata.name=${info.name}` : null), type),
+        resourceVersion: query.get('resourceVersion') ?? '',
+        sendInitialEvents: query.get('sendInitialEvents') === 'true',
+        allowBookmarks: query.get('allowWatchBookmarks') === 'true',
+        timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : 1800 + Math.floor(Math.random() * 1800),
+        encode: (o) => represent(rep, type, query, o),
+      }, res);
+      return undefined;
+    }
+    case 'create': {
+      const body = decodeObjectBody(req, await readBody(req));
+      if (info.subresource === 'token') return { status: 201, body: tokenRequest({ ...deps.review, user }, ns ?? '', namedOnly(), body) };
+      if (isVirtualResource(type)) return { status: 201, body: review({ ...deps.review, user }, type, body) };
+      if (info.name !== undefined) throw methodNotAllowed();
+      const created = api.create(type, info.namespace, body, writeOptions(req, query, info, warnings));
+      return { status: 201, body: represent(rep, type, query, created), contentType: contentTypeOf(rep), warnings };
+    }
+    case 'update': {
+      const name = namedOnly();
+      const body = decodeObjectBody(req, await readBody(req));
+      if (info.subresource === 'scale') {
+        const replicas = isRecord(body) && isRecord(body.spec) ? body.spec.replicas : undefined;
+        const updated = api.patch(type, ns, name, 'merge', { spec: { replicas } }, writeOptions(req, query, { ...info, subresource: undefined }, warnings));
+        return { status: 200, body: scaleOf(updated), warnings };
+      }
+      if (info.subresource === 'finalize') {
+        const finalizers = isRecord(body) && isRecord(body.spec) ? body.spec.finalizers : [];
+        const updated = api.patch(type, ns, name, 'merge', { spec: { finalizers: finalizers ?? [] } }, {});
+        return { status: 200, body: updated };
+      }
+      const updated = api.update(type, ns, name, body, writeOptions(req, query, info, warnings));
+      return { status: 200, body: represent(rep, type, query, updated), contentType: contentTypeOf(rep), warnings };
+    }
+    case 'patch': {
+      const name = namedOnly();
+      const { patchType, patch } = decodePatchBody(req, await readBody(req));
+      const opts = writeOptions(req, query, info, warnings);
+      const existed = api.find(type, ns, name) !== undefined;
+      if (info.subresource === 'scale') {
+        const current = scaleOf(api.get(type, ns, name));
+        const patched = patchType === 'json' ? applyJsonPatch(current, patch) : applyMergePatch(current, patch);
+        const replicas = isRecord(patched) && isRecord(patched.spec) ? patched.spec.replicas : undefined;
+        const updated = api.patch(type, ns, name, 'merge', { spec: { replicas } }, { ...opts, subresource: undefined });
+        return { status: 200, body: scaleOf(updated), warnings };
+      }
+      const patched = api.patch(type, ns, name, patchType, patch, opts);
+      return { status: existed ? 200 : 201, body: represent(rep, type, query, patched), contentType: contentTypeOf(rep), warnings };
+    }
+    case 'delete': {
+      const name = namedOnly();
+      const opts = deleteOptions(query, decodeOptionalBody(req, await readBody(req)));
+      const result = deleteObject(api, type, ns, name, opts);
+      if (result.removed && type.custom) {
+        return { status: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: type.group, kind: type.plural, uid: result.object.metadata.uid } } };
+      }
+      return { status: result.removed ? 200 : 202, body: result.object };
+    }
+    case 'deletecollection': {
+      const opts = deleteOptions(query, decodeOptionalBody(req, await readBody(req)));
+      const { items, resourceVersion } = api.list(type, ns, { labelSelector: query.get('labelSelector'), fieldSelector: query.get('fieldSelector') });
+      const deleted = items.map((o) => deleteObject(api, type, o.metadata.namespace, o.metadata.name as string, opts).object);
+      return { status: 200, body: { kind: type.listKind, apiVersion: groupVersion(type.group, type.version), metadata: { resourceVersion }, items: deleted } };
+    }
+    default:
+      throw methodNotAllowed();
+  }
+}
+
+export type { RequestInfo };
+
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (header === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  return m === null ? undefined : m[1];
+}
