@@ -8,6 +8,7 @@ import { keyOf } from '../kube/types.js';
 import { planAssignment, type CameraDecision } from '../desired/assignment.js';
 import { desiredCameraStatus, nextPhaseChangeIn, sameStatus } from '../desired/camera-status.js';
 import { nodeViews, type NodeView } from '../desired/cluster.js';
+import { advertiseUrl } from '../desired/urls.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { nsKey, type ControllerContext } from './context.js';
 
@@ -75,7 +76,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
   return async (_key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const now = ctx.clock.now();
     const rns = ctx.caches.recorderNodes.list();
-    const nodes = nodeViews(rns, (n) => ctx.caches.leases.get(nsKey(ctx, n)), (n) => ctx.caches.nodes.get(n), now, ctx.nodeSilenceMs);
+    const nodes = nodeViews(rns, (n) => ctx.caches.leases.get(nsKey(ctx, n)), (n) => ctx.caches.nodes.get(n), now, ctx.nodeSilenceMs, (n) => advertiseUrl(n, ctx.namespace, ctx.settings));
     const byName = new Map(nodes.map((n) => [n.name, n]));
     const cameras = ctx.caches.cameras.list().filter((c) => !c.metadata.deletionTimestamp);
     const plan = planAssignment(cameras, nodes);

@@ -72,7 +72,8 @@ export async function startTestCluster(t: TestContext, opts: { namespace?: strin
   const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'admin.kubeconfig') });
   t.after(() => emulator.close());
   const namespace = opts.namespace ?? 'vigil';
-  const adminKubeconfig = emulator.kubeconfigPath;
+  const adminKubeconfig = join(dir, 'admin.kubeconfig');
+  if (emulator.kubeconfigPath !== adminKubeconfig) await emulator.writeKubeconfig(adminKubeconfig);
   const kc = new KubeConfig();
   kc.loadFromFile(adminKubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
