@@ -15,7 +15,8 @@ test('a template change rolls the Pods one at a time, waiting for Ready + online
   const pods = async () => (await cluster.core.listNamespacedPod({ namespace: cluster.namespace })).items;
   await waitUntil(async () => { const ps = await pods(); return ps.length === 3 && ps.every(ready); }, 20_000, 'three Ready recorder Pods');
   await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Rolled')?.status === 'True'), 10_000, 'Rolled=True everywhere');
-  const oldHash = (await pods())[0]!.metadata!.annotations![HASH];
+  // (each node's template differs, by its node name)
+  const oldHash = new Map((await pods()).map((p) => [p.spec?.nodeName, p.metadata?.annotations?.[HASH]]));
 
   // node-a's recorder is down (its node offline) when the configuration changes.
   recorders.get('node-a')!.stopHeartbeat();
@@ -30,7 +31,7 @@ test('a template change rolls the Pods one at a time, waiting for Ready + online
       const state: Record<string, string> = {};
       for (const n of ['node-a', 'node-b', 'node-c']) {
         const p = ps.find((x) => x.spec?.nodeName === n);
-        state[n] = !p ? 'missing' : p.metadata?.annotations?.[HASH] === oldHash ? 'old' : ready(p) ? 'new-ready' : 'new-starting';
+        state[n] = !p ? 'missing' : p.metadata?.annotations?.[HASH] === oldHash.get(n) ? 'old' : ready(p) ? 'new-ready' : 'new-starting';
       }
       samples.push({ at: Date.now(), state });
       await sleep(100);

@@ -1,6 +1,7 @@
 // vigil-operator as a real child process: started with the operator's kubeconfig and settings, its JSON log lines
 // kept, its listener found from its start line; stopped with SIGTERM or kill -9 and always reaped.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { parsePrometheusText, type Exposition } from '@vigil/testing/prometheus-text';
@@ -79,6 +80,9 @@ export async function startOperator(t: TestContext, cluster: TestCluster, identi
       child.kill('SIGKILL');
       await proc.exited;
     }
+    // VIGIL_TEST_OPERATOR_LOGS=DIR keeps every operator's log lines for a look after the run.
+    const keep = process.env.VIGIL_TEST_OPERATOR_LOGS;
+    if (keep) writeFileSync(join(keep, `${t.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 40)}-${identity}.log`), proc.logText());
   });
   await waitUntil(() => proc.port !== 0 || proc.exitCode !== undefined, 15_000, `${identity} to listen`);
   if (proc.exitCode !== undefined) throw new Error(`${identity} exited with ${proc.exitCode}: ${proc.logText()}`);
