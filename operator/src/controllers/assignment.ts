@@ -28,8 +28,9 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
 export function reconcileAssignmentFor(ctx: ControllerContext) {
   let lastQuorum: boolean | undefined;
 
-  function quorumEvents(ok: boolean, text: string, rns: RecorderNode[]): void {
-    if (lastQuorum === ok) return;
+  function quorumEvents(ok: boolean, voters: number, text: string, rns: RecorderNode[]): void {
+    // No members yet (a cluster being set up): nothing was lost.
+    if (voters === 0 || lastQuorum === ok) return;
     const first = lastQuorum === undefined;
     lastQuorum = ok;
     if (first && ok) return;
@@ -84,7 +85,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
     ctx.metrics.quorum.set(plan.quorum.ok ? 1 : 0);
     ctx.metrics.members.set({ state: 'online' }, plan.quorum.onlineVoters);
     ctx.metrics.members.set({ state: 'offline' }, plan.quorum.voters - plan.quorum.onlineVoters);
-    quorumEvents(plan.quorum.ok, `${plan.quorum.onlineVoters} of ${plan.quorum.voters} members online`, rns);
+    quorumEvents(plan.quorum.ok, plan.quorum.voters, `${plan.quorum.onlineVoters} of ${plan.quorum.voters} members online`, rns);
 
     const writes: Array<{ cam: Camera; next: Camera; decision: CameraDecision }> = [];
     let requeueAfterMs: number | undefined;
