@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera } from '@vigil/crds';
 import { waitUntil } from '@vigil/testing/processes';
-import { applyCameras, assertNoForbidden, byNode, lastRenewOf, sleep, startScenario, waitForCameras } from '../support/scenario.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, lastRenewOf, sleep, startScenario, waitForCameras } from '../support/scenario.js';
 
 const NODES = ['node-a', 'node-b', 'node-c'];
 const CAMERAS = ['cam-1', 'cam-2', 'cam-3', 'cam-4', 'cam-5', 'cam-6'];
@@ -101,4 +101,5 @@ test('assignment 2/2/2, recorder Pods, kubectl get cameras, failover in 15–20 
   assert.deepEqual(byNode(settled), after);
   assert.ok(settled.every((c: Camera) => c.status?.phase === 'Recording'));
   assertNoForbidden(operator);
+  assertRecordersAllowed(recorders.values());
 });

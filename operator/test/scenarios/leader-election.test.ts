@@ -6,7 +6,7 @@ import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from '../support/fake-recorders.js';
 import { startTestCluster } from '../support/kube-cluster.js';
 import { startOperator, type OperatorProcess } from '../support/operator-process.js';
-import { applyCameras, assertNoForbidden, waitForCameras } from '../support/scenario.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, waitForCameras } from '../support/scenario.js';
 
 async function waitForLeader(proc: OperatorProcess, timeoutMs: number): Promise<number> {
   await waitUntil(async () => proc.exitCode === undefined && (await proc.isLeader().catch(() => false)), timeoutMs, `${proc.identity} to lead`, 100);
@@ -15,7 +15,7 @@ async function waitForLeader(proc: OperatorProcess, timeoutMs: number): Promise<
 
 test('only the leader acts; kill -9 → the standby leads within a few seconds; SIGTERM → at once; cut off → exit', async (t) => {
   const cluster = await startTestCluster(t);
-  const recorders = ['node-a', 'node-b', 'node-c'].map((n) => new FakeRecorder(n, cluster.namespace, cluster.coordination, cluster.custom));
+  const recorders = ['node-a', 'node-b', 'node-c'].map((n) => new FakeRecorder(n, cluster.namespace, cluster.recorderApis.coordination, cluster.recorderApis.custom));
   t.after(() => recorders.forEach((r) => r.stop()));
   for (const r of recorders) await cluster.addNode(r.node);
   await Promise.all(recorders.map((r) => r.start()));
@@ -79,5 +79,6 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   assert.match(op3.logText(), /leadership lost/);
   await waitForLeader(op4, 15_000);
   for (const op of [op1, op2, op3, op4]) assertNoForbidden(op);
+  assertRecordersAllowed(recorders);
   await op4.stop();
 });

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
-import { applyCameras, assertNoForbidden, byNode, lastRenewOf, sleep, startScenario, waitForCameras } from '../support/scenario.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, lastRenewOf, sleep, startScenario, waitForCameras } from '../support/scenario.js';
 
 test('pins, Pending with a reason, make-before-break handover, no moves without quorum', async (t) => {
   const { cluster, recorders, operator } = await startScenario(t, [
@@ -106,4 +106,5 @@ test('pins, Pending with a reason, make-before-break handover, no moves without 
   assert.equal((await operator.metrics()).value('vigil_operator_quorum'), 1);
   assert.ok((await cluster.events()).some((e) => e.reason === 'QuorumRegained'), 'a QuorumRegained Event');
   assertNoForbidden(operator);
+  assertRecordersAllowed(recorders.values());
 });

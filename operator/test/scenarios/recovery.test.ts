@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
-import { applyCameras, assertNoForbidden, byNode, sleep, startScenario, waitForCameras } from '../support/scenario.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, sleep, startScenario, waitForCameras } from '../support/scenario.js';
 
 test('dropped watches, 410 Gone and 500s: recovered without a restart and without duplicate moves', async (t) => {
   // A longer leader Lease, so that 500s for several seconds cost the informers and reconciles, not the leadership.
@@ -50,4 +50,5 @@ test('dropped watches, 410 Gone and 500s: recovered without a restart and withou
   assert.equal(operator.pid, pid);
   assert.ok((m.value('vigil_operator_reconcile_errors_total', { controller: 'assignment' }) ?? 0) + (m.value('vigil_operator_reconcile_errors_total', { controller: 'recordernodestatus' }) ?? 0) > 0, 'the 500s were seen');
   assertNoForbidden(operator);
+  assertRecordersAllowed(recorders.values());
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { waitUntil } from '@vigil/testing/processes';
-import { assertNoForbidden, sleep, startScenario } from '../support/scenario.js';
+import { assertNoForbidden, assertRecordersAllowed, sleep, startScenario } from '../support/scenario.js';
 
 const HASH = 'vigil.io/template-hash';
 const ready = (p: V1Pod) => !p.metadata?.deletionTimestamp && (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
@@ -69,4 +69,5 @@ test('a template change rolls the Pods one at a time, waiting for Ready + online
   assert.equal(rolling.length, 3);
   await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Rolled')?.status === 'True'), 10_000, 'Rolled=True everywhere again');
   assertNoForbidden(operator);
+  assertRecordersAllowed(recorders.values());
 });

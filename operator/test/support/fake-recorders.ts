@@ -14,6 +14,8 @@ export class FakeRecorder {
   /** ms of the last successful renewal. */
   lastRenew = 0;
   reportRecording: boolean;
+  /** Failures other than a 409 (a 403 would mean the chart's recorder rules are short of something). */
+  readonly errors: string[] = [];
   private busy = false;
 
   constructor(
@@ -50,11 +52,11 @@ export class FakeRecorder {
   async start(): Promise<void> {
     await this.renew();
     this.startHeartbeat();
-    this.reporter = setInterval(() => void this.report().catch(() => undefined), 300);
+    this.reporter = setInterval(() => void this.report().catch((err: unknown) => this.noteError(err)), 300);
   }
 
   startHeartbeat(): void {
-    this.heartbeat ??= setInterval(() => void this.renew().catch(() => undefined), 2000);
+    this.heartbeat ??= setInterval(() => void this.renew().catch((err: unknown) => this.noteError(err)), 2000);
   }
 
   /** The node goes silent (its last renewal stays in the Lease). */
@@ -67,6 +69,12 @@ export class FakeRecorder {
     this.stopHeartbeat();
     clearInterval(this.reporter);
     this.reporter = undefined;
+  }
+
+  private noteError(err: unknown): void {
+    const code = (err as { code?: number }).code;
+    if (code === 409) return;
+    this.errors.push(`${code ?? ''} ${(err as Error).message}`.slice(0, 300));
   }
 
   /** Writes Recording=True and recordingNode on every Camera assigned to this node that does not say so yet. */
@@ -86,8 +94,9 @@ export class FakeRecorder {
             group: 'vigil.io', version: 'v1alpha1', namespace: this.namespace, plural: 'cameras', name: cam.metadata.name ?? '',
             body: { ...cam, status: { ...cam.status, conditions, recordingNode: this.node } },
           });
-        } catch {
+        } catch (err) {
           // 409: the operator wrote first; the next round reads again
+          if ((err as { code?: number }).code !== 409) this.noteError(err);
         }
       }
     } finally {

@@ -41,6 +41,8 @@ export interface TestCluster {
   core: CoreV1Api;
   coordination: CoordinationV1Api;
   custom: CustomObjectsApi;
+  /** The same APIs as the cluster-mode recorder's ServiceAccount, with exactly the chart's recorder rules. */
+  recorderApis: { coordination: CoordinationV1Api; custom: CustomObjectsApi };
   kubectl(...args: string[]): Promise<string>;
   /** A kubeconfig with a token of its own for the operator's ServiceAccount (to cut one process off the API). */
   operatorKubeconfigFor(identity: string): Promise<{ path: string; token: string }>;
@@ -88,14 +90,22 @@ export async function startTestCluster(t: TestContext, opts: { namespace?: strin
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'vigil-recorder' }, data: { 'config.yaml': 'cluster:\n  enabled: true\n' } } });
 
-  // The operator's ServiceAccount with exactly the rules the chart ships.
-  const rules = loadRules('operator');
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'vigil-operator' } } });
-  const roleName = `vigil-operator-${namespace}`;
-  await rbac.createClusterRole({ body: { metadata: { name: roleName }, rules: rules.clusterRules } });
-  await rbac.createClusterRoleBinding({ body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: 'vigil-operator', namespace }] } });
-  await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'vigil-operator' }, rules: rules.namespacedRules } });
-  await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: 'vigil-operator' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'vigil-operator' }, subjects: [{ kind: 'ServiceAccount', name: 'vigil-operator', namespace }] } });
+  // The operator's and the recorders' ServiceAccounts with exactly the rules the chart ships.
+  for (const who of ['operator', 'recorder'] as const) {
+    const rules = loadRules(who);
+    const sa = `vigil-${who}`;
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: sa } } });
+    const roleName = `${sa}-${namespace}`;
+    await rbac.createClusterRole({ body: { metadata: { name: roleName }, rules: rules.clusterRules } });
+    await rbac.createClusterRoleBinding({ body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
+    await rbac.createNamespacedRole({ namespace, body: { metadata: { name: sa }, rules: rules.namespacedRules } });
+    await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: sa }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: sa }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
+  }
+  const recorderKubeconfig = join(dir, 'recorder.kubeconfig');
+  await emulator.writeKubeconfig(recorderKubeconfig, { token: await emulator.issueServiceAccountToken(namespace, 'vigil-recorder'), namespace, user: 'vigil-recorder' });
+  const recorderKc = new KubeConfig();
+  recorderKc.loadFromFile(recorderKubeconfig);
+  const recorderApis = { coordination: recorderKc.makeApiClient(CoordinationV1Api), custom: recorderKc.makeApiClient(CustomObjectsApi) };
   const token = await emulator.issueServiceAccountToken(namespace, 'vigil-operator');
   const operatorKubeconfig = join(dir, 'operator.kubeconfig');
   await emulator.writeKubeconfig(operatorKubeconfig, { token, namespace, user: 'vigil-operator' });
@@ -103,7 +113,7 @@ export async function startTestCluster(t: TestContext, opts: { namespace?: strin
   writeFileSync(settingsFile, opts.settingsYaml ?? SETTINGS_YAML);
 
   return {
-    emulator, namespace, dir, adminKubeconfig, operatorKubeconfig, settingsFile, kc, core, coordination, custom, kubectl,
+    emulator, namespace, dir, adminKubeconfig, operatorKubeconfig, settingsFile, kc, core, coordination, custom, recorderApis, kubectl,
     async operatorKubeconfigFor(identity) {
       const own = await emulator.issueServiceAccountToken(namespace, 'vigil-operator');
       const path = join(dir, `${identity}.kubeconfig`);

@@ -20,7 +20,7 @@ export async function startScenario(t: TestContext, nodes: Array<{ name: string;
   const recorders = new Map<string, FakeRecorder>();
   for (const n of nodes) {
     await cluster.addNode(n.name, n.labels);
-    const r = new FakeRecorder(n.name, cluster.namespace, cluster.coordination, cluster.custom);
+    const r = new FakeRecorder(n.name, cluster.namespace, cluster.recorderApis.coordination, cluster.recorderApis.custom);
     recorders.set(n.name, r);
   }
   t.after(() => {
@@ -29,6 +29,11 @@ export async function startScenario(t: TestContext, nodes: Array<{ name: string;
   await Promise.all([...recorders.values()].map((r) => r.start()));
   const operator = await startOperator(t, cluster, 'op-1', opts.operatorArgs ?? []);
   return { cluster, recorders, operator };
+}
+
+/** The fake recorders (as the recorder ServiceAccount) were never refused anything. */
+export function assertRecordersAllowed(recorders: Iterable<FakeRecorder>): void {
+  for (const r of recorders) assert.deepEqual(r.errors.filter((e) => /^403 /.test(e)), [], `the recorder rules refused ${r.node} something`);
 }
 
 /** kubectl apply -f of a cameras.yaml file, as a user does it. */
