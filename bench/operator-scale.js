@@ -146,7 +146,7 @@ export async function run(opts, emit) {
     const counts = Object.values(perNode);
     emit({
       bench: 'operator', figure: 'assign_all', cameras: names.length, nodes: nodes.length, kubectl_apply_s: +(applyMs / 1000).toFixed(2),
-      assign_all_s: +((assignedAt - t0) / 1000).toFixed(2), per_node_min: Math.min(...counts), per_node_max: Math.max(...counts),
+      assign_all_s: +((assignedAt - t0) / 1000).toFixed(2), after_apply_s: +((assignedAt - t0 - applyMs) / 1000).toFixed(2), per_node_min: Math.min(...counts), per_node_max: Math.max(...counts),
       cpu_percent: +converge.cpuPercent.toFixed(1), rss_mib: +converge.rssPeakMiB.toFixed(1),
     });
     log(`assigned ${names.length} cameras in ${((assignedAt - t0) / 1000).toFixed(2)} s (kubectl apply ${(applyMs / 1000).toFixed(2)} s); per node ${Math.min(...counts)}–${Math.max(...counts)}`);

@@ -27,6 +27,8 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
 
 export function reconcileAssignmentFor(ctx: ControllerContext) {
   let lastQuorum: boolean | undefined;
+  /** What the last pass planned from, and until when its result holds by time alone. */
+  let last: { signature: string; validUntil: number } | undefined;
 
   function quorumEvents(ok: boolean, voters: number, text: string, rns: RecorderNode[]): void {
     // No members yet (a cluster being set up): nothing was lost.
@@ -80,6 +82,9 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
     const nodes = nodeViews(rns, (n) => ctx.caches.leases.get(nsKey(ctx, n)), (n) => ctx.caches.nodes.get(n), now, ctx.nodeSilenceMs, (n) => advertiseUrl(n, ctx.namespace, ctx.settings));
     const byName = new Map(nodes.map((n) => [n.name, n]));
     const cameras = ctx.caches.cameras.list().filter((c) => !c.metadata.deletionTimestamp);
+    // The tick asks every second; plan again only when an input changed or a time-based phase is due.
+    const signature = JSON.stringify([nodes.map((n) => [n.name, n.member, n.online, n.url, n.labels]), cameras.map((c) => c.metadata.resourceVersion)]);
+    if (last && last.signature === signature && now < last.validUntil) return;
     const plan = planAssignment(cameras, nodes);
 
     ctx.metrics.quorum.set(plan.quorum.ok ? 1 : 0);
@@ -116,6 +121,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
         throw err;
       }
     });
+    last = conflicts === 0 && writes.length === 0 ? { signature, validUntil: now + (requeueAfterMs ?? Infinity) } : undefined;
     if (conflicts > 0) {
       // Someone (a recorder reporting Recording) wrote first: re-read and plan again soon.
       ctx.log.debug({ conflicts }, 'camera status conflicts; planning again');
