@@ -23,6 +23,7 @@ const BENCHMARKS = {
   live: () => import('./live-latency.js'),
   archive: () => import('./archive-listing.js'),
   jobs: () => import('./archive-jobs.js'),
+  operator: () => import('./operator-scale.js'),
 };
 
 function usage(message) {

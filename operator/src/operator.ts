@@ -12,6 +12,7 @@ import { Controller } from './runtime/controller.js';
 import { Informer } from './runtime/informer.js';
 import { WorkQueue } from './runtime/workqueue.js';
 import { ASSIGNMENT_KEY, reconcileAssignmentFor } from './controllers/assignment.js';
+import { isOnline } from './desired/cluster.js';
 import type { Caches, ControllerContext } from './controllers/context.js';
 import { EventRecorder } from './controllers/events.js';
 import { PodTemplates } from './controllers/pod-templates.js';
@@ -90,19 +91,29 @@ export class Operator {
       c.recorderNodes.enqueue(name);
       c.assignment.enqueue(ASSIGNMENT_KEY);
     });
-    caches.recorderNodes.onChange((name) => {
-      c.pods.enqueue(name);
-      c.nodeStatus.enqueue(name);
-      c.recorderNodes.enqueue(name);
-      c.assignment.enqueue(ASSIGNMENT_KEY);
+    caches.recorderNodes.onChange((name, obj, old) => {
+      // The operator's own status writes (lastHeartbeat every renewal) change nothing the others act on.
+      const meta = (rn: RecorderNode | undefined) => JSON.stringify([rn?.metadata.uid, rn?.metadata.generation, rn?.metadata.annotations, rn?.metadata.labels, rn?.metadata.deletionTimestamp, rn?.spec]);
+      const specChanged = meta(obj) !== meta(old);
+      if (specChanged) {
+        c.pods.enqueue(name);
+        c.nodeStatus.enqueue(name);
+        c.recorderNodes.enqueue(name);
+      }
+      if (specChanged || obj?.status?.url !== old?.status?.url || obj?.status?.online !== old?.status?.online) c.assignment.enqueue(ASSIGNMENT_KEY);
     });
-    caches.leases.onChange((key) => {
+    caches.leases.onChange((key, obj, old) => {
       const node = nodeOfLease(key.slice(key.indexOf('/') + 1));
       if (node === undefined) return;
       c.nodeStatus.enqueue(node);
-      c.assignment.enqueue(ASSIGNMENT_KEY);
-      // A node coming online may be what a waiting roll needs.
-      allNodes(c.pods);
+      // A renewal of a node that stays online changes no decision; a node coming back (or a Lease appearing or
+      // going) does, and may also be what a waiting roll needs. Silence makes no event: the tick notices it.
+      const now = this.opts.clock.now();
+      const silence = this.opts.nodeSilenceMs;
+      if (!obj || !old || isOnline(obj as Lease, now, silence) !== isOnline(old as Lease, now, silence)) {
+        c.assignment.enqueue(ASSIGNMENT_KEY);
+        allNodes(c.pods);
+      }
     });
     const perNode = (_key: string, obj: KubeObject | undefined, old: KubeObject | undefined) => {
       const node = ownerNode(obj) ?? ownerNode(old);

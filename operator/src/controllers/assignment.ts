@@ -8,6 +8,7 @@ import { keyOf } from '../kube/types.js';
 import { planAssignment, type CameraDecision } from '../desired/assignment.js';
 import { desiredCameraStatus, nextPhaseChangeIn, sameStatus } from '../desired/camera-status.js';
 import { nodeViews, type NodeView } from '../desired/cluster.js';
+import { advertiseUrl } from '../desired/urls.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { nsKey, type ControllerContext } from './context.js';
 
@@ -26,9 +27,12 @@ async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Pro
 
 export function reconcileAssignmentFor(ctx: ControllerContext) {
   let lastQuorum: boolean | undefined;
+  /** What the last pass planned from, and until when its result holds by time alone. */
+  let last: { signature: string; validUntil: number } | undefined;
 
-  function quorumEvents(ok: boolean, text: string, rns: RecorderNode[]): void {
-    if (lastQuorum === ok) return;
+  function quorumEvents(ok: boolean, voters: number, text: string, rns: RecorderNode[]): void {
+    // No members yet (a cluster being set up): nothing was lost.
+    if (voters === 0 || lastQuorum === ok) return;
     const first = lastQuorum === undefined;
     lastQuorum = ok;
     if (first && ok) return;
@@ -75,15 +79,18 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
   return async (_key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const now = ctx.clock.now();
     const rns = ctx.caches.recorderNodes.list();
-    const nodes = nodeViews(rns, (n) => ctx.caches.leases.get(nsKey(ctx, n)), (n) => ctx.caches.nodes.get(n), now, ctx.nodeSilenceMs);
+    const nodes = nodeViews(rns, (n) => ctx.caches.leases.get(nsKey(ctx, n)), (n) => ctx.caches.nodes.get(n), now, ctx.nodeSilenceMs, (n) => advertiseUrl(n, ctx.namespace, ctx.settings));
     const byName = new Map(nodes.map((n) => [n.name, n]));
     const cameras = ctx.caches.cameras.list().filter((c) => !c.metadata.deletionTimestamp);
+    // The tick asks every second; plan again only when an input changed or a time-based phase is due.
+    const signature = JSON.stringify([nodes.map((n) => [n.name, n.member, n.online, n.url, n.labels]), cameras.map((c) => c.metadata.resourceVersion)]);
+    if (last && last.signature === signature && now < last.validUntil) return;
     const plan = planAssignment(cameras, nodes);
 
     ctx.metrics.quorum.set(plan.quorum.ok ? 1 : 0);
     ctx.metrics.members.set({ state: 'online' }, plan.quorum.onlineVoters);
     ctx.metrics.members.set({ state: 'offline' }, plan.quorum.voters - plan.quorum.onlineVoters);
-    quorumEvents(plan.quorum.ok, `${plan.quorum.onlineVoters} of ${plan.quorum.voters} members online`, rns);
+    quorumEvents(plan.quorum.ok, plan.quorum.voters, `${plan.quorum.onlineVoters} of ${plan.quorum.voters} members online`, rns);
 
     const writes: Array<{ cam: Camera; next: Camera; decision: CameraDecision }> = [];
     let requeueAfterMs: number | undefined;
@@ -114,6 +121,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
         throw err;
       }
     });
+    last = conflicts === 0 && writes.length === 0 ? { signature, validUntil: now + (requeueAfterMs ?? Infinity) } : undefined;
     if (conflicts > 0) {
       // Someone (a recorder reporting Recording) wrote first: re-read and plan again soon.
       ctx.log.debug({ conflicts }, 'camera status conflicts; planning again');

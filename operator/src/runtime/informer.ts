@@ -75,6 +75,8 @@ export class Informer<T extends KubeObject> {
     const old = this.store.get(key);
     if (old && isOlder(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
     this.store.set(key, obj);
+    // A local write is a change like any other: the handlers hear of it now, and not again when the watch echoes it.
+    if (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit(key, obj, old);
   }
 
   start(): void {
@@ -184,7 +186,7 @@ export class Informer<T extends KubeObject> {
     }
     if (old && isOlder(o.metadata.resourceVersion, old.metadata.resourceVersion)) return undefined;
     this.store.set(key, o);
-    this.emit(key, o, old);
+    if (!old || old.metadata.resourceVersion !== o.metadata.resourceVersion) this.emit(key, o, old);
     return undefined;
   }
 

@@ -1,0 +1,84 @@
+// Two operators: only the leader acts; kill -9 of the leader → the standby leads within a few seconds (measured);
+// SIGTERM → handover at once; a leader cut off from the API exits (never a half-leader).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { waitUntil } from '@vigil/testing/processes';
+import { FakeRecorder } from '../support/fake-recorders.js';
+import { startTestCluster } from '../support/kube-cluster.js';
+import { startOperator, type OperatorProcess } from '../support/operator-process.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, waitForCameras } from '../support/scenario.js';
+
+async function waitForLeader(proc: OperatorProcess, timeoutMs: number): Promise<number> {
+  await waitUntil(async () => proc.exitCode === undefined && (await proc.isLeader().catch(() => false)), timeoutMs, `${proc.identity} to lead`, 100);
+  return Date.now();
+}
+
+test('only the leader acts; kill -9 → the standby leads within a few seconds; SIGTERM → at once; cut off → exit', async (t) => {
+  const cluster = await startTestCluster(t);
+  const recorders = ['node-a', 'node-b', 'node-c'].map((n) => new FakeRecorder(n, cluster.namespace, cluster.recorderApis.coordination, cluster.recorderApis.custom));
+  t.after(() => recorders.forEach((r) => r.stop()));
+  for (const r of recorders) await cluster.addNode(r.node);
+  await Promise.all(recorders.map((r) => r.start()));
+  const kubeconfigs = new Map<string, { path: string; token: string }>();
+  const start = async (id: string) => {
+    const kc = await cluster.operatorKubeconfigFor(id);
+    kubeconfigs.set(id, kc);
+    return startOperator(t, cluster, id, [], kc.path);
+  };
+
+  const op1 = await start('op-1');
+  await waitForLeader(op1, 15_000);
+  const op2 = await start('op-2');
+  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op2.port}/readyz`)).status === 200, 10_000, 'op-2 caches synced');
+  await applyCameras(cluster, ['cam-1', 'cam-2', 'cam-3']);
+  await waitForCameras(cluster, (cs) => cs.length === 3 && cs.every((c) => c.status?.phase === 'Recording'), 20_000, 'cameras Recording');
+
+  // Only the leader acted: the standby has reconciled nothing and holds no Lease.
+  const m2 = await op2.metrics();
+  assert.equal(m2.value('vigil_operator_leader'), 0);
+  assert.equal(m2.samples.filter((s) => s.name === 'vigil_operator_reconciles_total').reduce((a, s) => a + s.value, 0), 0);
+  assert.ok((await op1.metrics()).samples.some((s) => s.name === 'vigil_operator_reconciles_total' && s.value > 0));
+  const lease = await cluster.coordination.readNamespacedLease({ name: 'vigil-operator', namespace: cluster.namespace });
+  assert.equal(lease.spec?.holderIdentity, 'op-1');
+  assert.equal(lease.spec?.leaseDurationSeconds, 6);
+
+  // kill -9 of the leader.
+  const killedAt = Date.now();
+  op1.child.kill('SIGKILL');
+  await op1.exited;
+  const tookOver = await waitForLeader(op2, 15_000);
+  const killTakeover = (tookOver - killedAt) / 1000;
+  t.diagnostic(`kill -9 → new leader after ${killTakeover.toFixed(2)} s`);
+  assert.ok(killTakeover <= 9, `the standby led ${killTakeover.toFixed(2)} s after kill -9 (lease 6 s + retry 1 s)`);
+  // ... and it acts.
+  await applyCameras(cluster, ['cam-4']);
+  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-4')?.status?.node !== undefined, 10_000, 'cam-4 assigned by op-2');
+
+  // SIGTERM of the leader: the Lease is released and the standby takes over at once.
+  const op3 = await start('op-3');
+  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op3.port}/readyz`)).status === 200, 10_000, 'op-3 caches synced');
+  const termAt = Date.now();
+  op2.child.kill('SIGTERM');
+  const tookOver3 = await waitForLeader(op3, 10_000);
+  const termTakeover = (tookOver3 - termAt) / 1000;
+  t.diagnostic(`SIGTERM → new leader after ${termTakeover.toFixed(2)} s`);
+  assert.ok(termTakeover <= 2.5, `handover after SIGTERM took ${termTakeover.toFixed(2)} s`);
+  assert.equal(await op2.exited, 0);
+  await applyCameras(cluster, ['cam-5']);
+  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-5')?.status?.node !== undefined, 10_000, 'cam-5 assigned by op-3');
+
+  // A leader cut off from the API cannot renew: it exits (code 1) within the renew deadline, never a half-leader.
+  const op4 = await start('op-4');
+  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op4.port}/readyz`)).status === 200, 10_000, 'op-4 caches synced');
+  const cutAt = Date.now();
+  cluster.emulator.faults.cutOff(kubeconfigs.get('op-3')!.token, 'refuse');
+  assert.equal(await op3.exited, 1);
+  const exitAfter = (Date.now() - cutAt) / 1000;
+  t.diagnostic(`cut-off leader exited after ${exitAfter.toFixed(2)} s`);
+  assert.ok(exitAfter <= 6, `the cut-off leader exited after ${exitAfter.toFixed(2)} s`);
+  assert.match(op3.logText(), /leadership lost/);
+  await waitForLeader(op4, 15_000);
+  for (const op of [op1, op2, op3, op4]) assertNoForbidden(op);
+  assertRecordersAllowed(recorders);
+  await op4.stop();
+});

@@ -1,0 +1,152 @@
+// An emulated cluster for the operator tests: the Kubernetes API emulator, the generated CRDs applied with real kubectl,
+// a namespace, Nodes, the operator's ServiceAccount with exactly the chart's RBAC rules, its kubeconfig and settings.
+import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { TestContext } from 'node:test';
+import {
+  CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule,
+} from '@kubernetes/client-node';
+import { startKubeEmulator, type KubeEmulator } from '@vigil/testing/kube-emulator';
+import { kubectlPath } from '@vigil/testing/kube-tools';
+import { tempDir } from '@vigil/testing/temp-dir';
+import { parse } from 'yaml';
+import type { Camera, RecorderNode } from '@vigil/crds';
+
+const run = promisify(execFile);
+
+/** The repository root (this file is compiled to operator/dist/test/support/). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+export const CRD_DIR = join(REPO_ROOT, 'helm/vigil/crds');
+
+export interface RbacRules {
+  clusterRules: V1PolicyRule[];
+  namespacedRules: V1PolicyRule[];
+}
+
+export function loadRules(which: 'operator' | 'recorder'): RbacRules {
+  return parse(readFileSync(join(REPO_ROOT, `helm/vigil/rbac/${which}-rules.yaml`), 'utf8')) as RbacRules;
+}
+
+export interface TestCluster {
+  emulator: KubeEmulator;
+  namespace: string;
+  dir: string;
+  adminKubeconfig: string;
+  operatorKubeconfig: string;
+  settingsFile: string;
+  kc: KubeConfig;
+  core: CoreV1Api;
+  coordination: CoordinationV1Api;
+  custom: CustomObjectsApi;
+  /** The same APIs as the cluster-mode recorder's ServiceAccount, with exactly the chart's recorder rules. */
+  recorderApis: { coordination: CoordinationV1Api; custom: CustomObjectsApi };
+  kubectl(...args: string[]): Promise<string>;
+  /** A kubeconfig with a token of its own for the operator's ServiceAccount (to cut one process off the API). */
+  operatorKubeconfigFor(identity: string): Promise<{ path: string; token: string }>;
+  addNode(name: string, labels?: Record<string, string>): Promise<void>;
+  camera(name: string): Promise<Camera>;
+  cameras(): Promise<Camera[]>;
+  recorderNodes(): Promise<RecorderNode[]>;
+  events(): Promise<Array<{ reason?: string; message?: string; involvedObject: { kind?: string; name?: string }; lastTimestamp?: Date; eventTime?: Date; metadata: { creationTimestamp?: Date } }>>;
+}
+
+export const SETTINGS_YAML = `recorder:
+  image: vigil/recorder:test
+  configMap: vigil-recorder
+  serviceAccountName: vigil-recorder
+  secrets:
+    apiTokens: vigil-api-tokens
+    clusterToken: vigil-cluster-token
+    database: vigil-database
+  resources:
+    requests: {cpu: 100m, memory: 128Mi}
+ingress:
+  hostTemplate: "{node}.vigil.example.com"
+  className: nginx
+`;
+
+/** Starts an emulator with the CRDs, a namespace, the recorder ConfigMap and the operator's ServiceAccount + RBAC. */
+export async function startTestCluster(t: TestContext, opts: { namespace?: string; settingsYaml?: string } = {}): Promise<TestCluster> {
+  const dir = await tempDir(t, 'vigil-operator-test-');
+  const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'admin.kubeconfig') });
+  t.after(() => emulator.close());
+  const namespace = opts.namespace ?? 'vigil';
+  const adminKubeconfig = join(dir, 'admin.kubeconfig');
+  if (emulator.kubeconfigPath !== adminKubeconfig) await emulator.writeKubeconfig(adminKubeconfig);
+  const kc = new KubeConfig();
+  kc.loadFromFile(adminKubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const coordination = kc.makeApiClient(CoordinationV1Api);
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  const kubectl = async (...args: string[]) => (await run(kubectlPath(), ['--kubeconfig', adminKubeconfig, ...args], { timeout: 30_000 })).stdout;
+
+  // What a platform engineer types first: the CRDs.
+  await kubectl('apply', '-f', CRD_DIR);
+  await kubectl('wait', '--for=condition=Established', '--timeout=20s', 'crd/cameras.vigil.io', 'crd/recordernodes.vigil.io');
+  await core.createNamespace({ body: { metadata: { name: namespace } } });
+  await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'vigil-recorder' }, data: { 'config.yaml': 'cluster:\n  enabled: true\n' } } });
+
+  // The operator's and the recorders' ServiceAccounts with exactly the rules the chart ships.
+  for (const who of ['operator', 'recorder'] as const) {
+    const rules = loadRules(who);
+    const sa = `vigil-${who}`;
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: sa } } });
+    const roleName = `${sa}-${namespace}`;
+    await rbac.createClusterRole({ body: { metadata: { name: roleName }, rules: rules.clusterRules } });
+    await rbac.createClusterRoleBinding({ body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
+    await rbac.createNamespacedRole({ namespace, body: { metadata: { name: sa }, rules: rules.namespacedRules } });
+    await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: sa }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: sa }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
+  }
+  const recorderKubeconfig = join(dir, 'recorder.kubeconfig');
+  await emulator.writeKubeconfig(recorderKubeconfig, { token: await emulator.issueServiceAccountToken(namespace, 'vigil-recorder'), namespace, user: 'vigil-recorder' });
+  const recorderKc = new KubeConfig();
+  recorderKc.loadFromFile(recorderKubeconfig);
+  const recorderApis = { coordination: recorderKc.makeApiClient(CoordinationV1Api), custom: recorderKc.makeApiClient(CustomObjectsApi) };
+  const token = await emulator.issueServiceAccountToken(namespace, 'vigil-operator');
+  const operatorKubeconfig = join(dir, 'operator.kubeconfig');
+  await emulator.writeKubeconfig(operatorKubeconfig, { token, namespace, user: 'vigil-operator' });
+  const settingsFile = join(dir, 'settings.yaml');
+  writeFileSync(settingsFile, opts.settingsYaml ?? SETTINGS_YAML);
+
+  return {
+    emulator, namespace, dir, adminKubeconfig, operatorKubeconfig, settingsFile, kc, core, coordination, custom, recorderApis, kubectl,
+    async operatorKubeconfigFor(identity) {
+      const own = await emulator.issueServiceAccountToken(namespace, 'vigil-operator');
+      const path = join(dir, `${identity}.kubeconfig`);
+      await emulator.writeKubeconfig(path, { token: own, namespace, user: identity });
+      return { path, token: own };
+    },
+    async addNode(name, labels = {}) {
+      await core.createNode({ body: { metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } } });
+    },
+    async camera(name) {
+      return (await custom.getNamespacedCustomObject({ group: 'vigil.io', version: 'v1alpha1', namespace, plural: 'cameras', name })) as Camera;
+    },
+    async cameras() {
+      const list = (await custom.listNamespacedCustomObject({ group: 'vigil.io', version: 'v1alpha1', namespace, plural: 'cameras' })) as { items: Camera[] };
+      return list.items;
+    },
+    async recorderNodes() {
+      const list = (await custom.listClusterCustomObject({ group: 'vigil.io', version: 'v1alpha1', plural: 'recordernodes' })) as { items: RecorderNode[] };
+      return list.items;
+    },
+    async events() {
+      return (await core.listNamespacedEvent({ namespace })).items as never;
+    },
+  };
+}
+
+/** cameras.yaml as a user writes it: `count` Cameras named cam-1… with RTSP sources. */
+export function camerasYaml(names: string[], extra: (name: string) => string = () => ''): string {
+  return names.map((n) => `apiVersion: vigil.io/v1alpha1
+kind: Camera
+metadata:
+  name: ${n}
+spec:
+  source: rtsp://10.0.0.10:554/${n}
+${extra(n)}`).join('---\n');
+}
