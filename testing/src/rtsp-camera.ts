@@ -78,7 +78,7 @@ class StartError extends Error {
   }
 }
 
-interface Spawned {
+export interface Spawned {
   child: ChildProcess;
   port: number;
 }
@@ -103,8 +103,8 @@ function fixtureArgs(port: number, o: Required<Omit<RtspCameraOptions, 'port' | 
   return args;
 }
 
-/** Spawns the fixture on `port` and waits for its READY line. */
-function spawnFixture(args: string[], port: number): Promise<Spawned> {
+/** Spawns a GStreamer fixture (args[0] is its script) on `port` and waits for its READY line. */
+export function spawnRtspFixture(args: string[], port: number): Promise<Spawned> {
   installExitHook();
   return new Promise<Spawned>((resolve, reject) => {
     // stdin stays an open pipe: the fixture exits on its EOF, i.e. when this process dies.
@@ -133,7 +133,7 @@ function spawnFixture(args: string[], port: number): Promise<Spawned> {
 
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      settle(new StartError(`rtsp camera fixture not READY within ${READY_TIMEOUT_MS} ms; stderr:\n${stderrTail()}`, false));
+      settle(new StartError(`rtsp fixture ${args[0] ?? ''} not READY within ${READY_TIMEOUT_MS} ms; stderr:\n${stderrTail()}`, false));
     }, READY_TIMEOUT_MS);
 
     child.stderr?.setEncoding('utf8');
@@ -152,13 +152,13 @@ function spawnFixture(args: string[], port: number): Promise<Spawned> {
     });
     child.on('error', (err) => {
       liveProcesses.delete(child);
-      settle(new StartError(`cannot run ${PYTHON} ${FIXTURE}: ${err.message}`, false));
+      settle(new StartError(`cannot run ${PYTHON} ${args[0] ?? ''}: ${err.message}`, false));
     });
     child.on('exit', (code, signal) => {
       liveProcesses.delete(child);
       settle(
         new StartError(
-          `rtsp camera fixture exited before READY (code ${code ?? 'null'}, signal ${signal ?? 'null'}); stderr:\n${stderrTail()}`,
+          `rtsp fixture ${args[0] ?? ''} exited before READY (code ${code ?? 'null'}, signal ${signal ?? 'null'}); stderr:\n${stderrTail()}`,
           code === EXIT_PORT_IN_USE,
         ),
       );
@@ -234,7 +234,7 @@ class Camera implements RtspCamera {
     let lastError: unknown;
     for (let attempt = 0; attempt < SAME_PORT_ATTEMPTS; attempt++) {
       try {
-        this.adopt(await spawnFixture(this.args(this.currentPort), this.currentPort));
+        this.adopt(await spawnRtspFixture(this.args(this.currentPort), this.currentPort));
         return;
       } catch (err) {
         lastError = err;
@@ -300,7 +300,7 @@ export async function startRtspCamera(opts: RtspCameraOptions = {}): Promise<Rts
   for (let attempt = 0; attempt < FRESH_PORT_ATTEMPTS; attempt++) {
     const port = await freePort();
     try {
-      const spawned = await spawnFixture(args(port), port);
+      const spawned = await spawnRtspFixture(args(port), port);
       const camera = new Camera(args, spawned.port, path, user, password);
       camera.adopt(spawned);
       return camera;

@@ -46,6 +46,10 @@ export interface StartOptions {
   /** Reuse a port (restart of the same node). */
   port?: number;
   waitListening?: boolean;
+  /** Extra environment (KUBECONFIG, VIGIL_* overrides); the test runner's own is inherited. */
+  env?: Record<string, string>;
+  /** Keep the config's own record_path and work_dir (a cluster Pod's configuration, its paths already rewritten). */
+  ownPaths?: boolean;
 }
 
 /** Starts the recorder; resolves once it logs that it listens (or exits, when waitListening is false). */
@@ -57,12 +61,13 @@ export async function startRecorderProcess(opts: StartOptions): Promise<Recorder
   const confDir = join(opts.dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
   const writeConfig = async (config: Record<string, unknown>): Promise<void> => {
-    await writeFile(configFile, stringify({ listen: `127.0.0.1:${port}`, metrics: { listen: '127.0.0.1:0' }, record_path: recordPath, work_dir: workDir, ...config }));
+    const paths = opts.ownPaths === true ? {} : { record_path: recordPath, work_dir: workDir };
+    await writeFile(configFile, stringify({ ...paths, ...config, listen: (config['listen'] as string | undefined) ?? `127.0.0.1:${port}`, metrics: (config['metrics'] as object | undefined) ?? { listen: '127.0.0.1:0' } }));
   };
   await writeConfig(opts.config);
   for (const [name, doc] of Object.entries(opts.confD ?? {})) await writeFile(join(confDir, name), stringify(doc));
 
-  const child: ChildProcess = spawn(process.execPath, [RECORDER_BIN, '--config', configFile, '--conf-dir', confDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [RECORDER_BIN, '--config', configFile, '--conf-dir', confDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   let text = '';
   const lines: LogLine[] = [];
   const waiters = new Set<() => void>();

@@ -1,0 +1,131 @@
+// The whole cluster on loopback: emulator, PostgreSQL, two operators, a recorder process per node standing for its Pod, GStreamer cameras.
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { startTestCluster, type TestCluster } from '@vigil/testing/kube-cluster';
+import { startOperator, type OperatorProcess } from '@vigil/testing/operator-process';
+import { startTestPostgres, type TestPostgres } from '@vigil/testing/postgres';
+import { waitUntil } from '@vigil/testing/processes';
+import { startMultiCamera, type MultiCamera } from '@vigil/testing/rtsp-multi-camera';
+import { encodeLoopFile } from '@vigil/testing/rtsp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
+import { stringify } from 'yaml';
+import { sha256 } from '../support/recorder-process.js';
+import { startRecorderPod, type RecorderPod } from '../support/recorder-pod.js';
+
+export const TOKENS = { admin: 'cluster-admin-token-1', viewer: 'cluster-viewer-token-1' } as const;
+/** The cameras' RTSP password: it lives in a Secret and must never reach a log or an answer. */
+export const CAMERA_PASSWORD = 'Rtsp-Secret-7731';
+export const SEGMENT_SECONDS = 2;
+
+/** The recorder ConfigMap as the chart renders it for cluster mode (container paths; the pod harness maps them). */
+const RECORDER_CONFIG = {
+  cluster: { enabled: true, dataDir: '/var/lib/vigil/data' },
+  record_path: '/var/lib/vigil/recordings',
+  work_dir: '/var/lib/vigil/data/work',
+  stall_seconds: 5,
+  record: { segment_seconds: SEGMENT_SECONDS },
+  auth: { tokens_file: '/etc/vigil/secrets/api-tokens/tokens.yaml', cluster_token_file: '/etc/vigil/secrets/cluster-token/token' },
+  log_level: 'info',
+};
+
+export interface LoopbackCluster {
+  cluster: TestCluster;
+  db: TestPostgres;
+  cameras: MultiCamera;
+  operators: Map<string, OperatorProcess>;
+  pods: Map<string, RecorderPod>;
+  nodes: string[];
+  /** Starts (or restarts, same port and disks) the recorder of a node from its Pod. */
+  startPod(node: string): Promise<RecorderPod>;
+  startOperator(identity: string): Promise<OperatorProcess>;
+  /** An API call to a node's recorder with the admin token; redirects are not followed. */
+  api(node: string, path: string, init?: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> }): Promise<{ status: number; body: unknown; location: string | null }>;
+  /** Every log line of every process this fixture started, for the credential check. */
+  allOutput(): string;
+}
+
+function secret(name: string, data: Record<string, string>): { metadata: { name: string }; stringData: Record<string, string> } {
+  return { metadata: { name }, stringData: data };
+}
+
+export async function startLoopbackCluster(t: TestContext, opts: { nodes: string[]; cameraCount: number }): Promise<LoopbackCluster> {
+  const dir = await tempDir(t, 'vigil-loopback-cluster-');
+  const cluster = await startTestCluster(t, { recorderConfigYaml: stringify(RECORDER_CONFIG) });
+  const db = await startTestPostgres();
+  t.after(() => db.destroy());
+  const { namespace, core } = cluster;
+  const tokens = [
+    { name: 'ops', role: 'admin', sha256: sha256(TOKENS.admin) },
+    { name: 'wall', role: 'viewer', sha256: sha256(TOKENS.viewer) },
+  ];
+  for (const body of [
+    secret('vigil-api-tokens', { 'tokens.yaml': stringify(tokens) }),
+    secret('vigil-cluster-token', { token: 'node-to-node-token-1' }),
+    secret('vigil-database', { url: db.url }),
+    secret('camera-login', { username: 'viewer', password: CAMERA_PASSWORD }),
+  ]) {
+    await core.createNamespacedSecret({ namespace, body });
+  }
+  const loop = join(dir, 'loop.h264');
+  await encodeLoopFile(loop, { width: 320, height: 240, fps: 25, gop: 25, bitrateKbps: 300, seconds: 4 });
+  const cameras = await startMultiCamera({ mounts: opts.cameraCount, file: loop, auth: 'digest', user: 'viewer', password: CAMERA_PASSWORD });
+  t.after(() => cameras.stop());
+  for (const node of opts.nodes) await cluster.addNode(node);
+
+  const operators = new Map<string, OperatorProcess>();
+  const pods = new Map<string, RecorderPod>();
+  const ports = new Map<string, number>();
+  const fixture: LoopbackCluster = {
+    cluster,
+    db,
+    cameras,
+    operators,
+    pods,
+    nodes: opts.nodes,
+    startOperator: async (identity) => {
+      const kubeconfig = (await cluster.kubeconfigFor('vigil-operator', identity)).path;
+      const op = await startOperator(t, cluster, identity, [], kubeconfig);
+      operators.set(identity, op);
+      return op;
+    },
+    startPod: async (node) => {
+      const pod = await startRecorderPod(cluster, node, { dir: join(dir, node), ...(ports.has(node) ? { port: ports.get(node) as number } : {}) });
+      ports.set(node, Number(new URL(pod.url).port));
+      pods.set(node, pod);
+      t.after(() => pod.proc.stop());
+      return pod;
+    },
+    api: async (node, path, init = {}) => {
+      const pod = pods.get(node);
+      if (pod === undefined) throw new Error(`no recorder runs for ${node}`);
+      const res = await fetch(`${pod.url}${path}`, {
+        method: init.method ?? 'GET',
+        redirect: 'manual',
+        headers: { authorization: `Bearer ${init.token ?? TOKENS.admin}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+        signal: AbortSignal.timeout(90_000),
+      });
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // not JSON
+      }
+      return { status: res.status, body, location: res.headers.get('location') };
+    },
+    allOutput: () => [...pods.values()].map((p) => p.proc.output()).join('\n') + [...operators.values()].map((o) => o.logText()).join('\n'),
+  };
+  await fixture.startOperator('op-1');
+  await fixture.startOperator('op-2');
+  await waitUntil(async () => (await cluster.recorderNodes()).length === opts.nodes.length, 30_000, 'a RecorderNode per Node');
+  for (const node of opts.nodes) await fixture.startPod(node);
+  return fixture;
+}
+
+/** The Camera manifests a user applies: the stream without credentials, the login in a Secret. */
+export function cameraManifests(fixture: LoopbackCluster, names: string[]): string {
+  return names
+    .map((name, i) => stringify({ apiVersion: 'vigil.io/v1alpha1', kind: 'Camera', metadata: { name }, spec: { source: fixture.cameras.url(i), credentialsSecretRef: { name: 'camera-login' } } }))
+    .join('---\n');
+}
