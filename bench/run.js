@@ -24,6 +24,7 @@ const BENCHMARKS = {
   archive: () => import('./archive-listing.js'),
   jobs: () => import('./archive-jobs.js'),
   operator: () => import('./operator-scale.js'),
+  failover: () => import('./failover.js'),
 };
 
 function usage(message) {
