@@ -20,6 +20,7 @@ if [ "$purpose" = "test" ]; then
     "/usr/lib/postgresql/15/bin/initdb:postgresql"
     "/usr/bin/chromium:chromium"
     "/usr/sbin/apache2:apache2"
+    "shellcheck:shellcheck"
   )
 fi
 
