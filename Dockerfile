@@ -21,7 +21,6 @@ COPY testing testing
 COPY recorder recorder
 COPY operator operator
 COPY deploy-tests deploy-tests
-COPY helm helm
 RUN npm run build
 
 # --- deps: production dependencies of the four runtime workspaces only (the test support and tests stay out) ---
