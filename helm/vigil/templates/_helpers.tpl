@@ -1,0 +1,116 @@
+{{/* Names, labels, the image and the names of the Secrets every other template refers to. */}}
+
+{{- define "vigil.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Cluster-scoped objects (ClusterRoles and their bindings) carry the namespace too: one name per release. */}}
+{{- define "vigil.clusterName" -}}
+{{- printf "%s-%s" .Release.Namespace (include "vigil.fullname" .) | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "vigil.labels" -}}
+app.kubernetes.io/name: vigil
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/* The operator Pods' selector. */}}
+{{- define "vigil.operatorSelector" -}}
+app.kubernetes.io/name: vigil
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/component: operator
+{{- end -}}
+
+{{/* Every recorder Pod the operator makes carries these labels (operator/src/desired/names.ts). */}}
+{{- define "vigil.recorderSelector" -}}
+app.kubernetes.io/name: vigil
+app.kubernetes.io/component: recorder
+{{- end -}}
+
+{{- define "vigil.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{- define "vigil.operatorName" -}}{{ include "vigil.fullname" . }}-operator{{- end -}}
+{{- define "vigil.recorderName" -}}{{ include "vigil.fullname" . }}-recorder{{- end -}}
+{{- define "vigil.settingsName" -}}{{ include "vigil.fullname" . }}-operator-settings{{- end -}}
+{{- define "vigil.postgresqlName" -}}{{ include "vigil.fullname" . }}-postgresql{{- end -}}
+
+{{- define "vigil.apiTokensSecret" -}}
+{{- .Values.auth.existingSecret | default (printf "%s-api-tokens" (include "vigil.fullname" .)) -}}
+{{- end -}}
+
+{{- define "vigil.clusterTokenSecret" -}}
+{{- .Values.clusterToken.existingSecret | default (printf "%s-cluster-token" (include "vigil.fullname" .)) -}}
+{{- end -}}
+
+{{/* Empty when there is no license. */}}
+{{- define "vigil.licenseSecret" -}}
+{{- if .Values.license.existingSecret -}}
+{{- .Values.license.existingSecret -}}
+{{- else if .Values.license.content -}}
+{{- printf "%s-license" (include "vigil.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Empty when there is no database. */}}
+{{- define "vigil.databaseSecret" -}}
+{{- if .Values.database.existingSecret -}}
+{{- .Values.database.existingSecret -}}
+{{- else if or .Values.database.url .Values.postgresql.enabled -}}
+{{- printf "%s-database" (include "vigil.fullname" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The per-node host template of the operator's Ingresses. */}}
+{{- define "vigil.nodeHostTemplate" -}}
+{{- .Values.ingress.nodeHostTemplate | default (printf "{node}.%s" .Values.ingress.host) -}}
+{{- end -}}
+
+{{/*
+A generated secret value that survives upgrades: the value already in the cluster (lookup), else a new random one.
+Arguments: (dict "ctx" $ "secret" NAME "key" KEY "length" N).
+*/}}
+{{- define "vigil.keptRandom" -}}
+{{- $existing := lookup "v1" "Secret" .ctx.Release.Namespace .secret -}}
+{{- if and $existing $existing.data (hasKey $existing.data .key) -}}
+{{- index $existing.data .key | b64dec -}}
+{{- else -}}
+{{- randAlphaNum (int .length) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The chart refuses contradictory values with a message naming them (the schema checks each value alone). */}}
+{{- define "vigil.validate" -}}
+{{- $db := 0 -}}
+{{- if .Values.database.url }}{{ $db = add1 $db }}{{ end -}}
+{{- if .Values.database.existingSecret }}{{ $db = add1 $db }}{{ end -}}
+{{- if .Values.postgresql.enabled }}{{ $db = add1 $db }}{{ end -}}
+{{- if gt $db 1 -}}
+{{- fail "database: set only one of database.url, database.existingSecret and postgresql.enabled" -}}
+{{- end -}}
+{{- if and .Values.auth.existingSecret .Values.auth.tokens -}}
+{{- fail "auth: set auth.tokens or auth.existingSecret, not both" -}}
+{{- end -}}
+{{- if and .Values.clusterToken.existingSecret .Values.clusterToken.value -}}
+{{- fail "clusterToken: set clusterToken.value or clusterToken.existingSecret, not both" -}}
+{{- end -}}
+{{- if and .Values.license.existingSecret .Values.license.content -}}
+{{- fail "license: set license.content or license.existingSecret, not both" -}}
+{{- end -}}
+{{- $names := dict -}}
+{{- range $i, $t := .Values.auth.tokens -}}
+{{- if hasKey $names $t.name -}}
+{{- fail (printf "auth.tokens[%d].name: %q is used twice" $i $t.name) -}}
+{{- end -}}
+{{- $_ := set $names $t.name true -}}
+{{- end -}}
+{{- end -}}
+
