@@ -28,6 +28,11 @@ export async function startScenario(t: TestContext, nodes: Array<{ name: string;
   });
   await Promise.all([...recorders.values()].map((r) => r.start()));
   const operator = await startOperator(t, cluster, 'op-1', opts.operatorArgs ?? []);
+  // The cluster is up when every node has its RecorderNode and shows online (cameras come after).
+  await waitUntil(async () => {
+    const rns = await cluster.recorderNodes();
+    return rns.length === nodes.length && rns.every((r) => r.status?.online === true);
+  }, 30_000, 'every RecorderNode online');
   return { cluster, recorders, operator };
 }
 
