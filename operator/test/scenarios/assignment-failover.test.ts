@@ -49,6 +49,9 @@ test('assignment 2/2/2, recorder Pods, kubectl get cameras, failover in 15–20 
   assert.deepEqual(services.map((s) => s.metadata?.name).sort(), NODES.map((n) => `vigil-recorder-${n}`));
   await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True'), 15_000, 'RecorderNodes Ready (fake kubelet)');
 
+  // The probes' endpoints.
+  for (const path of ['/healthz', '/readyz']) assert.equal((await fetch(`http://127.0.0.1:${operator.port}${path}`)).status, 200, path);
+
   // What the user sees.
   const table = await cluster.kubectl('get', 'cameras', '-n', cluster.namespace);
   const [header, ...rows] = table.trim().split('\n');
