@@ -144,6 +144,7 @@ export async function handleResource(deps: ResourceHandlerDeps, info: ResourceRe
         allowBookmarks: query.get('allowWatchBookmarks') === 'true',
         timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : 1800 + Math.floor(Math.random() * 1800),
         encode: (o) => represent(rep, type, query, o),
+        plainObjects: rep.form === 'object',
       }, res);
       return undefined;
     }
