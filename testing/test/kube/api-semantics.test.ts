@@ -149,3 +149,23 @@ test('discovery serves a CRD from its creation until its deletion; OpenAPI v3 ca
   // Depending on kubectl's discovery cache: the type is unknown, or its (cached) path answers the real server's 404.
   assert.match(gone.stderr, /the server doesn't have a resource type "cameras"|Unable to list "vigil.io\/v1alpha1, Resource=cameras": the server could not find the requested resource/);
 });
+
+test('events.k8s.io/v1 Events are the core/v1 Events seen differently: written with one API, read and described with the other', async (t) => {
+  const f = await startEmulatorFixture(t);
+  await installCrds(f);
+  const cam = (await f.request('POST', '/apis/vigil.io/v1alpha1/namespaces/default/cameras', { apiVersion: 'vigil.io/v1alpha1', kind: 'Camera', metadata: { name: 'porch' }, spec: { source: 'rtsp://x/' } })).body as Obj;
+  const created = await f.request('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+    apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { generateName: 'porch.' },
+    regarding: { apiVersion: 'vigil.io/v1alpha1', kind: 'Camera', name: 'porch', namespace: 'default', uid: cam.metadata.uid },
+    reason: 'Moved', note: 'camera porch moved from n1 to n2', type: 'Normal', action: 'Assign',
+    reportingController: 'vigil.io/operator', reportingInstance: 'op-1', eventTime: new Date().toISOString(),
+  });
+  assert.equal(created.status, 201);
+  const name = (created.body as Obj).metadata.name;
+  assert.match(name, /^porch\.[a-z0-9]{5}$/);
+  const core = (await f.request('GET', `/api/v1/namespaces/default/events/${name}`)).body as { involvedObject: { name: string }; message: string; reportingComponent: string };
+  assert.deepEqual([core.involvedObject.name, core.message, core.reportingComponent], ['porch', 'camera porch moved from n1 to n2', 'vigil.io/operator']);
+  const viaV1 = (await f.request('GET', '/apis/events.k8s.io/v1/namespaces/default/events')).body as { items: Array<{ note: string; regarding: { name: string } }> };
+  assert.deepEqual(viaV1.items.map((e) => `${e.regarding.name}: ${e.note}`), ['porch: camera porch moved from n1 to n2']);
+  assert.match(ok(await f.kubectl(['describe', 'camera', 'porch']), 'describe'), /Normal\s+Moved\s+\S+\s+vigil.io\/operator\s+camera porch moved from n1 to n2/);
+});
