@@ -12,7 +12,7 @@ import type { RbacAuthorizer } from './rbac-authorizer.js';
 import { requestInfo } from './request-info.js';
 import { bearerToken } from './request-options.js';
 import { handleResource, type Reply, type ResourceHandlerDeps } from './resource-handlers.js';
-import { asKubeError, forbidden, injectedFailure, KubeError, pathNotFound, unauthorized } from './status-errors.js';
+import { asKubeError, badRequest, forbidden, injectedFailure, KubeError, pathNotFound, unauthorized } from './status-errors.js';
 import type { ServingCertificates } from './tls-certificates.js';
 import type { TokenAuthority } from './token-authority.js';
 import type { UserInfo } from './types.js';
@@ -146,7 +146,12 @@ export class KubeHttpServer {
     if (isAdminPath) {
       if (!user.groups.includes('system:masters')) throw forbidden(`forbidden: User "${user.username}" cannot use the emulator's admin API`);
       const raw = await readBody(req);
-      const body = raw.length === 0 ? undefined : (JSON.parse(raw.toString('utf8')) as unknown);
+      let body: unknown;
+      try {
+        body = raw.length === 0 ? undefined : (JSON.parse(raw.toString('utf8')) as unknown);
+      } catch {
+        throw badRequest('the body must be JSON');
+      }
       send(res, { status: 200, body: await handleAdmin(this.deps.admin, req.method ?? 'GET', path, body) });
       return;
     }

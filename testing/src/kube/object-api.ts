@@ -94,8 +94,8 @@ export class ObjectApi {
     checkName(type, object);
     if (this.find(type, meta.namespace, meta.name as string) !== undefined) throw alreadyExists(type, meta.name as string);
     normalizeBySchema(object, type, opts.fieldValidation ?? 'Warn', opts.warnings ?? []);
-    const statusIsSubresource = type.subresources.includes('status');
-    if (statusIsSubresource && type.custom) delete object.status;
+    // Status is written through /status only: a create starts without it (kind defaults may set one).
+    if (type.subresources.includes('status')) delete object.status;
     meta.uid = randomUUID();
     meta.creationTimestamp = nowSeconds();
     delete meta.deletionTimestamp;
