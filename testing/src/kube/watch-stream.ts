@@ -85,7 +85,7 @@ export function serveWatch(store: ObjectStore, registry: WatchRegistry, req: Wat
 
   const buffered: StoredEvent[] = [];
   let replaying = true;
-  const watcher: StoreWatcher = { deliver: (ev) => (replaying ? buffered.push(ev) : deliver(ev)) };
+  const watcher: StoreWatcher = { deliver: (ev) => (replaying ? buffered.push(ev) : deliver(ev)), end: () => finish() };
 
   const fromInitial = req.sendInitialEvents || req.resourceVersion === '' || req.resourceVersion === '0';
   const startRv = fromInitial ? store.currentRv : Number(req.resourceVersion);
