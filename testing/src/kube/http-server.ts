@@ -47,6 +47,8 @@ function send(res: ServerResponse, reply: Reply): void {
 
 function sendError(res: ServerResponse, err: unknown): void {
   const e = asKubeError(err);
+  // Only 429 carries Retry-After: Go clients would otherwise retry injected 5xx answers on their own and hide them.
+  if (e.code === 429 && !res.headersSent) res.setHeader('Retry-After', '1');
   send(res, { status: e.code, body: e.toStatus() });
 }
 
