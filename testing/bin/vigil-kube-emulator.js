@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { startKubeEmulator } from '../dist/src/kube-emulator.js';
 
-const usage = 'usage: vigil-kube-emulator --listen HOST:PORT --kubeconfig FILE [--nodes a,b,c] [--history-limit N] [--heartbeat-seconds S]';
+const usage = 'usage: vigil-kube-emulator --listen HOST:PORT --kubeconfig FILE [--nodes a,b,c] [--history-limit N] [--heartbeat-seconds S] [--log-requests]';
 
 function fail(message) {
   process.stderr.write(`vigil-kube-emulator: ${message}\n${usage}\n`);
@@ -19,6 +19,7 @@ try {
       nodes: { type: 'string' },
       'history-limit': { type: 'string' },
       'heartbeat-seconds': { type: 'string' },
+      'log-requests': { type: 'boolean' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -49,6 +50,7 @@ const emulator = await startKubeEmulator({
   kubeconfigPath: values.kubeconfig,
   ...(historyLimit !== undefined ? { historyLimit } : {}),
   ...(heartbeatSeconds !== undefined ? { kubelet: { heartbeatSeconds } } : {}),
+  ...(values['log-requests'] ? { requestLog: (line) => process.stderr.write(`${line}\n`) } : {}),
 });
 
 if (values.nodes) {

@@ -97,6 +97,8 @@ export class BuiltinSchemas {
         return { type: 'boolean' };
       case 'Date':
         return { type: 'string', format: 'date-time' };
+      case 'V1MicroTime':
+        return { type: 'string', format: 'date-time-micro' };
       case 'IntOrString':
         return { intOrString: true };
       case 'any':

@@ -29,6 +29,8 @@ export interface KubeEmulatorOptions {
   kubeconfigPath?: string;
   historyLimit?: number;
   kubelet?: { heartbeatSeconds?: number };
+  /** Receives one line per request answered (for debugging what a client sends). */
+  requestLog?: (line: string) => void;
 }
 
 export interface KubeEmulatorFaults {
@@ -97,7 +99,11 @@ export async function startKubeEmulator(opts: KubeEmulatorOptions = {}): Promise
       faults.cutOff(token, mode);
       http.breakConnectionsOf(token, mode === 'refuse' ? 'drop' : 'mute');
     },
-    restore: (token) => faults.restore(token),
+    restore: (token) => {
+      faults.restore(token);
+      // Connections that lived through the cut-off are dead to the client: it reconnects, as after a real partition.
+      http.breakConnectionsOf(token, 'drop');
+    },
     setLatency: (ms) => { faults.latencyMs = Math.max(0, ms); },
     failRequests: (o) => faults.failRequests(o),
     clearFailures: () => faults.clearFailures(),
@@ -119,6 +125,7 @@ export async function startKubeEmulator(opts: KubeEmulatorOptions = {}): Promise
     rbac,
     openapi: new OpenApiDocuments(registry),
     certificates,
+    ...(opts.requestLog !== undefined ? { requestLog: opts.requestLog } : {}),
     serverAddress: () => url.replace(/^http:\/\//, ''),
     admin: {
       ...faultControls,

@@ -94,8 +94,8 @@ export class ObjectApi {
     checkName(type, object);
     if (this.find(type, meta.namespace, meta.name as string) !== undefined) throw alreadyExists(type, meta.name as string);
     normalizeBySchema(object, type, opts.fieldValidation ?? 'Warn', opts.warnings ?? []);
-    const statusIsSubresource = type.subresources.includes('status');
-    if (statusIsSubresource && type.custom) delete object.status;
+    // Status is written through /status only: a create starts without it (kind defaults may set one).
+    if (type.subresources.includes('status')) delete object.status;
     meta.uid = randomUUID();
     meta.creationTimestamp = nowSeconds();
     delete meta.deletionTimestamp;
@@ -201,10 +201,13 @@ export class ObjectApi {
     }
     const causes = prepareBuiltin(type, next, existing, this.builtinContext);
     if (causes.length > 0) throw invalid(type, meta.name as string, causes);
-    if (!managedFieldsDone) {
+    // A request that rewrites managedFields itself (kubectl's client-side to server-side apply migration) is obeyed.
+    const rewritesOwnership = meta.managedFields !== undefined && JSON.stringify(meta.managedFields) !== JSON.stringify(old.managedFields);
+    if (!managedFieldsDone && !rewritesOwnership) {
       meta.managedFields = old.managedFields;
       if (opts.fieldManager !== undefined) recordUpdate(existing, next, this.ownership(type, opts));
     }
+    if (rewritesOwnership && Array.isArray(meta.managedFields) && meta.managedFields.length === 0) delete meta.managedFields;
     if (old.deletionTimestamp !== undefined && (meta.finalizers ?? []).length === 0) {
       if (opts.dryRun) return next;
       return this.store.remove(type.storageKey, next) ?? next;
