@@ -15,7 +15,7 @@ test('assignment 2/2/2, recorder Pods, kubectl get cameras, failover in 15–20 
   await applyCameras(cluster, CAMERAS);
 
   // Every camera gets a node, two per node, and records.
-  let cams = await waitForCameras(cluster, (cs) => cs.length === 6 && cs.every((c) => c.status?.phase === 'Recording'), 20_000, 'all cameras Recording');
+  let cams = await waitForCameras(cluster, (cs) => cs.length === 6 && cs.every((c) => c.status?.phase === 'Recording'), 30_000, 'all cameras Recording');
   assert.deepEqual(Object.values(byNode(cams)).map((l) => l.length).sort(), [2, 2, 2]);
   for (const c of cams) {
     assert.equal(c.status?.url, `http://vigil-recorder-${c.status?.node}.vigil.svc:9997`);
@@ -26,7 +26,7 @@ test('assignment 2/2/2, recorder Pods, kubectl get cameras, failover in 15–20 
   // RecorderNodes, Pods, Services and Ingresses.
   const rns = await cluster.recorderNodes();
   assert.deepEqual(rns.map((r) => [r.metadata.name, r.spec.member]).sort(), NODES.map((n) => [n, true]));
-  await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.online === true), 10_000, 'RecorderNodes online');
+  await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.online === true), 30_000, 'RecorderNodes online');
   const pods = (await cluster.core.listNamespacedPod({ namespace: cluster.namespace })).items;
   assert.deepEqual(pods.map((p) => [p.metadata?.name, p.spec?.nodeName]).sort(), NODES.map((n) => [`vigil-recorder-${n}`, n]));
   for (const pod of pods) {
@@ -47,7 +47,7 @@ test('assignment 2/2/2, recorder Pods, kubectl get cameras, failover in 15–20 
   }
   const services = (await cluster.core.listNamespacedService({ namespace: cluster.namespace })).items;
   assert.deepEqual(services.map((s) => s.metadata?.name).sort(), NODES.map((n) => `vigil-recorder-${n}`));
-  await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True'), 15_000, 'RecorderNodes Ready (fake kubelet)');
+  await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True'), 30_000, 'RecorderNodes Ready (fake kubelet)');
 
   // The probes' endpoints.
   for (const path of ['/healthz', '/readyz']) assert.equal((await fetch(`http://127.0.0.1:${operator.port}${path}`)).status, 200, path);

@@ -36,7 +36,7 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   const op2 = await start('op-2');
   await waitUntil(async () => (await fetch(`http://127.0.0.1:${op2.port}/readyz`)).status === 200, 30_000, 'op-2 caches synced');
   await applyCameras(cluster, ['cam-1', 'cam-2', 'cam-3']);
-  await waitForCameras(cluster, (cs) => cs.length === 3 && cs.every((c) => c.status?.phase === 'Recording'), 20_000, 'cameras Recording');
+  await waitForCameras(cluster, (cs) => cs.length === 3 && cs.every((c) => c.status?.phase === 'Recording'), 30_000, 'cameras Recording');
 
   // Only the leader acted: the standby has reconciled nothing and holds no Lease.
   const m2 = await op2.metrics();
@@ -57,7 +57,7 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   assert.ok(killTakeover <= 9, `the standby led ${killTakeover.toFixed(2)} s after kill -9 (lease 6 s + retry 1 s)`);
   // ... and it acts.
   await applyCameras(cluster, ['cam-4']);
-  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-4')?.status?.node !== undefined, 10_000, 'cam-4 assigned by op-2');
+  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-4')?.status?.node !== undefined, 30_000, 'cam-4 assigned by op-2');
 
   // SIGTERM of the leader: the Lease is released and the standby takes over at once.
   const op3 = await start('op-3');
@@ -70,7 +70,7 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   assert.ok(termTakeover <= 2.5, `handover after SIGTERM took ${termTakeover.toFixed(2)} s`);
   assert.equal(await op2.exited, 0);
   await applyCameras(cluster, ['cam-5']);
-  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-5')?.status?.node !== undefined, 10_000, 'cam-5 assigned by op-3');
+  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-5')?.status?.node !== undefined, 30_000, 'cam-5 assigned by op-3');
 
   // A leader cut off from the API cannot renew: it exits (code 1) within the renew deadline, never a half-leader.
   const op4 = await start('op-4');

@@ -13,14 +13,14 @@ test('a template change rolls the Pods one at a time, waiting for Ready + online
   // A short silence limit, so that "node-a is offline" takes seconds, not 15.
   const { cluster, recorders, operator } = await startScenario(t, [{ name: 'node-a' }, { name: 'node-b' }, { name: 'node-c' }], { operatorArgs: ['--node-silence', '5s'] });
   const pods = async () => (await cluster.core.listNamespacedPod({ namespace: cluster.namespace })).items;
-  await waitUntil(async () => { const ps = await pods(); return ps.length === 3 && ps.every(ready); }, 20_000, 'three Ready recorder Pods');
-  await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Rolled')?.status === 'True'), 10_000, 'Rolled=True everywhere');
+  await waitUntil(async () => { const ps = await pods(); return ps.length === 3 && ps.every(ready); }, 30_000, 'three Ready recorder Pods');
+  await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Rolled')?.status === 'True'), 30_000, 'Rolled=True everywhere');
   // (each node's template differs, by its node name)
   const oldHash = new Map((await pods()).map((p) => [p.spec?.nodeName, p.metadata?.annotations?.[HASH]]));
 
   // node-a's recorder is down (its node offline) when the configuration changes.
   recorders.get('node-a')!.stopHeartbeat();
-  await waitUntil(async () => (await cluster.recorderNodes()).find((r) => r.metadata.name === 'node-a')?.status?.online === false, 15_000, 'node-a offline');
+  await waitUntil(async () => (await cluster.recorderNodes()).find((r) => r.metadata.name === 'node-a')?.status?.online === false, 30_000, 'node-a offline');
 
   // Sample the Pods from now on: at no moment may two nodes be mid-roll.
   const samples: Array<{ at: number; state: Record<string, string> }> = [];
@@ -42,7 +42,7 @@ test('a template change rolls the Pods one at a time, waiting for Ready + online
   await cluster.core.replaceNamespacedConfigMap({ name: 'vigil-recorder', namespace: cluster.namespace, body: { metadata: { name: 'vigil-recorder' }, data: { 'config.yaml': 'cluster:\n  enabled: true\nlog_level: debug\n' } } });
 
   // node-a is replaced first; its new Pod becomes Ready, but node-a is not online: nobody else is touched.
-  await waitUntil(() => samples.at(-1)?.state['node-a'] === 'new-ready', 15_000, 'node-a\'s new Pod Ready');
+  await waitUntil(() => samples.at(-1)?.state['node-a'] === 'new-ready', 30_000, 'node-a\'s new Pod Ready');
   await sleep(4000);
   assert.deepEqual([samples.at(-1)?.state['node-b'], samples.at(-1)?.state['node-c']], ['old', 'old'], 'nothing else rolls while node-a is offline');
   const rn = (await cluster.recorderNodes()).find((r) => r.metadata.name === 'node-a');
@@ -67,7 +67,7 @@ test('a template change rolls the Pods one at a time, waiting for Ready + online
   assert.ok(firstNew(order[2]!) >= readyAt(order[1]!), 'the third node rolled only after the second was Ready');
   const rolling = (await cluster.events()).filter((e) => e.reason === 'Rolling');
   assert.equal(rolling.length, 3);
-  await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Rolled')?.status === 'True'), 10_000, 'Rolled=True everywhere again');
+  await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Rolled')?.status === 'True'), 30_000, 'Rolled=True everywhere again');
   assertNoForbidden(operator);
   assertRecordersAllowed(recorders.values());
 });

@@ -32,7 +32,7 @@ export async function startScenario(t: TestContext, nodes: Array<{ name: string;
   await waitUntil(async () => {
     const rns = await cluster.recorderNodes();
     return rns.length === nodes.length && rns.every((r) => r.status?.online === true);
-  }, 30_000, 'every RecorderNode online');
+  }, 60_000, 'every RecorderNode online');
   return { cluster, recorders, operator };
 }
 
