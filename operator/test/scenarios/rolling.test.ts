@@ -11,7 +11,7 @@ const ready = (p: V1Pod) => !p.metadata?.deletionTimestamp && (p.status?.conditi
 
 test('a template change rolls the Pods one at a time, waiting for Ready + online each time', async (t) => {
   // A short silence limit, so that "node-a is offline" takes seconds, not 15.
-  const { cluster, recorders, operator } = await startScenario(t, [{ name: 'node-a' }, { name: 'node-b' }, { name: 'node-c' }], { operatorArgs: ['--node-silence', '5s'] });
+  const { cluster, recorders, operator } = await startScenario(t, [{ name: 'node-a' }, { name: 'node-b' }, { name: 'node-c' }], { operatorArgs: ['--node-silence', '8s'] });
   const pods = async () => (await cluster.core.listNamespacedPod({ namespace: cluster.namespace })).items;
   await waitUntil(async () => { const ps = await pods(); return ps.length === 3 && ps.every(ready); }, 30_000, 'three Ready recorder Pods');
   await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Rolled')?.status === 'True'), 30_000, 'Rolled=True everywhere');
@@ -51,7 +51,7 @@ test('a template change rolls the Pods one at a time, waiting for Ready + online
   // node-a's recorder is back: the roll goes on, one node at a time, to the end.
   recorders.get('node-a')!.startHeartbeat();
   await recorders.get('node-a')!.renew();
-  await waitUntil(() => Object.values(samples.at(-1)?.state ?? {}).every((s) => s === 'new-ready'), 30_000, 'every Pod rolled');
+  await waitUntil(() => Object.values(samples.at(-1)?.state ?? {}).every((s) => s === 'new-ready'), 60_000, 'every Pod rolled');
   sampling = false;
   await sampler;
 
