@@ -104,14 +104,22 @@ export class LeaderElector {
   async release(timeoutMs = 2000): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
-    const lease = this.observed?.lease;
-    if (!lease) return;
-    const now = this.opts.clock.now();
+    const signal = AbortSignal.timeout(timeoutMs);
+    const give = (lease: Lease) => {
+      const now = toMicroTime(this.opts.clock.now());
+      return this.opts.store.update({ ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } }, signal);
+    };
     try {
-      await this.opts.store.update(
-        { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: toMicroTime(now), acquireTime: toMicroTime(now) } },
-        AbortSignal.timeout(timeoutMs),
-      );
+      const known = this.observed?.lease;
+      try {
+        if (!known) throw new Error('no Lease seen yet');
+        await give(known);
+      } catch {
+        // A renewal that was under way when we stopped may have changed the version: read it once more.
+        const fresh = await this.opts.store.get(signal);
+        if (fresh?.spec?.holderIdentity !== this.opts.identity) return;
+        await give(fresh);
+      }
       this.opts.log.info({ identity: this.opts.identity }, 'leadership released');
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message }, 'could not release the leader Lease; the standby takes over when it expires');
