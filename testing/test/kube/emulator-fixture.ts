@@ -55,8 +55,8 @@ export async function startEmulatorFixture(t: TestContext, opts: KubeEmulatorOpt
     emulator,
     dir,
     kubeconfig,
-    kubectl: (args, o = {}) => run(kubectlPath(), args, { ...env, KUBECONFIG: o.kubeconfig ?? kubeconfig }, o.input, o.timeoutMs ?? 30_000),
-    helm: (args, o = {}) => run(helmPath(), args, env, undefined, o.timeoutMs ?? 60_000),
+    kubectl: (args, o = {}) => run(kubectlPath(), args, { ...env, KUBECONFIG: o.kubeconfig ?? kubeconfig }, o.input, o.timeoutMs ?? 90_000),
+    helm: (args, o = {}) => run(helmPath(), args, env, undefined, o.timeoutMs ?? 180_000),
     request: async (method, path, body, o = {}) => {
       const headers: Record<string, string> = { authorization: `Bearer ${o.token ?? emulator.adminToken}` };
       if (o.accept !== undefined) headers.accept = o.accept;
@@ -65,7 +65,7 @@ export async function startEmulatorFixture(t: TestContext, opts: KubeEmulatorOpt
         method,
         headers,
         ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(10_000),
+        signal: AbortSignal.timeout(60_000),
       });
       const text = await res.text();
       let parsed: unknown = text;
