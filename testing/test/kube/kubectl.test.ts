@@ -140,3 +140,16 @@ test('strict field validation rejects unknown fields of CRDs and built-in kinds,
   assert.equal(warned.code, 0, warned.stderr);
   assert.match(warned.stderr, /unknown field "spec.template.spec.containers\[0\].imagePolicy"/);
 });
+
+test('kubectl apply --server-side takes over what it applied client-side, but conflicts with a kubectl scale since', async (t) => {
+  const f = await startEmulatorFixture(t);
+  const manifest = await readFile(join(FIXTURES, 'web.yaml'), 'utf8');
+  ok(await f.kubectl(['apply', '-f', '-'], { input: manifest }), 'client-side apply');
+  ok(await f.kubectl(['apply', '--server-side', '-f', '-'], { input: manifest.replace('replicas: 2', 'replicas: 4') }), 'server-side apply after client-side apply');
+  assert.equal(ok(await f.kubectl(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}']), 'replicas'), '4');
+  ok(await f.kubectl(['scale', 'deployment', 'web', '--replicas=7']), 'scale');
+  const conflict = await f.kubectl(['apply', '--server-side', '-f', '-'], { input: manifest.replace('replicas: 2', 'replicas: 5') });
+  assert.notEqual(conflict.code, 0);
+  assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl".*: \.spec\.replicas/);
+  assert.equal(ok(await f.kubectl(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}']), 'replicas'), '7');
+});
