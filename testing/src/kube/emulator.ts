@@ -136,7 +136,13 @@ export async function startKubeEmulator(opts: KubeEmulatorOptions = {}): Promise
   });
 
   http.server.listen(opts.port ?? 0, host);
-  await once(http.server, 'listening');
+  try {
+    await once(http.server, 'listening');
+  } catch (err) {
+    kubelet.stop();
+    for (const c of controllers) c.stop();
+    throw err;
+  }
   const address = http.server.address() as AddressInfo;
   const hostPort = `${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   url = `http://${hostPort}`;

@@ -10,7 +10,7 @@ type List = { items: Obj[]; metadata: { resourceVersion: string; continue?: stri
 
 async function installCrds(f: EmulatorFixture): Promise<void> {
   ok(await f.kubectl(['apply', '-f', join(FIXTURES, 'camera-crd.yaml'), '-f', join(FIXTURES, 'recordernode-crd.yaml')]), 'crds');
-  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', 'crd/recordernodes.vigil.io', '--timeout=10s']), 'established');
+  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', 'crd/recordernodes.vigil.io', '--timeout=30s']), 'established');
 }
 
 const names = (l: List): string[] => l.items.map((o) => o.metadata.name).sort();
@@ -101,16 +101,16 @@ test('deleting a cluster-scoped owner removes its Pods (background), Orphan keep
   assert.match(ok(await f.kubectl(['get', 'rn']), 'get rn'), /^NAME\s+ONLINE\s+MEMBER\s+CAMERAS\s+VERSION\s+AGE\nn1\s+true\s+\S+\nn2\s+true\s+\S+\n$/);
 
   ok(await f.kubectl(['delete', 'rn', 'n1']), 'delete n1');
-  await waitUntil(async () => (await f.request('GET', '/api/v1/namespaces/default/pods/vigil-recorder-n1')).status === 404, 10_000, 'the owned Pod to be collected');
+  await waitUntil(async () => (await f.request('GET', '/api/v1/namespaces/default/pods/vigil-recorder-n1')).status === 404, 30_000, 'the owned Pod to be collected');
   ok(await f.kubectl(['delete', 'rn', 'n2', '--cascade=orphan']), 'delete n2 orphaning');
-  await waitUntil(async () => (await f.request('GET', '/apis/vigil.io/v1alpha1/recordernodes/n2')).status === 404, 10_000, 'n2 to go');
+  await waitUntil(async () => (await f.request('GET', '/apis/vigil.io/v1alpha1/recordernodes/n2')).status === 404, 30_000, 'n2 to go');
   const orphan = (await f.request('GET', '/api/v1/namespaces/default/pods/vigil-recorder-n2')).body as Obj;
   assert.equal(orphan.metadata.ownerReferences, undefined);
 
   ok(await f.kubectl(['create', 'namespace', 'doomed']), 'create ns');
   await f.request('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'c1' } });
   await f.request('POST', '/apis/vigil.io/v1alpha1/namespaces/doomed/cameras', { apiVersion: 'vigil.io/v1alpha1', kind: 'Camera', metadata: { name: 'cam' }, spec: { source: 'rtsp://x/' } });
-  ok(await f.kubectl(['delete', 'namespace', 'doomed', '--timeout=20s']), 'delete ns (kubectl waits for it to go)');
+  ok(await f.kubectl(['delete', 'namespace', 'doomed', '--timeout=60s']), 'delete ns (kubectl waits for it to go)');
   assert.equal((await f.request('GET', '/api/v1/namespaces/doomed')).status, 404);
   assert.equal(((await f.request('GET', '/apis/vigil.io/v1alpha1/cameras')).body as List).items.length, 0);
   const late = await f.request('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'c2' } });

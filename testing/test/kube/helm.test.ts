@@ -58,7 +58,7 @@ test('helm renders the optional parts by values and by what the cluster serves: 
   assert.equal((await f.kubectl(['get', 'servicemonitors'])).code, 1, 'no ServiceMonitor kind yet');
 
   ok(await f.kubectl(['apply', '-f', join(FIXTURES, 'servicemonitor-crd.yaml')]), 'servicemonitor crd');
-  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/servicemonitors.monitoring.coreos.com', '--timeout=10s']), 'established');
+  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/servicemonitors.monitoring.coreos.com', '--timeout=30s']), 'established');
   ok(await f.helm(['upgrade', 'demo', CHART, '--set', 'postgresql.enabled=true', '--wait', '--timeout', '60s']), 'upgrade');
   assert.match(ok(await f.kubectl(['get', 'servicemonitor', 'demo-operator', '-o', 'jsonpath={.spec.endpoints[0].path}']), 'servicemonitor'), /^\/metrics$/);
   assert.match(ok(await f.kubectl(['get', 'sts']), 'sts'), /^demo-postgresql\s+1\/1\s/m);

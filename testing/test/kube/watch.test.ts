@@ -39,7 +39,7 @@ test('sendInitialEvents streams the current objects and ends them with the k8s.i
   const bookmark = w.events[w.events.length - 1];
   assert.equal(bookmark?.object.metadata?.annotations?.['k8s.io/initial-events-end'], 'true');
   assert.ok(Number(bookmark?.object.metadata?.resourceVersion) > 0);
-  await w.waitFor(() => w.ended, 'timeoutSeconds to end the watch', 15_000);
+  await w.waitFor(() => w.ended, 'timeoutSeconds to end the watch', 60_000);
 });
 
 test('a watch asking for Table gets one-row Tables with the printer columns', async (t) => {
