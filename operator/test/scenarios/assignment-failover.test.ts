@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera } from '@vigil/crds';
 import { waitUntil } from '@vigil/testing/processes';
-import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, lastRenewOf, sleep, startScenario, waitForCameras } from '../support/scenario.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, lastRenewOf, sleep, startScenario, waitForCameras, waitForEvents } from '../support/scenario.js';
 
 const NODES = ['node-a', 'node-b', 'node-c'];
 const CAMERAS = ['cam-1', 'cam-2', 'cam-3', 'cam-4', 'cam-5', 'cam-6'];
@@ -76,8 +76,7 @@ test('assignment 2/2/2, recorder Pods, kubectl get cameras, failover in 15–20 
   assert.ok(observed <= 21, `moved ${observed.toFixed(1)} s after the last renew (polled)`);
 
   // Events say so, with the time of the move.
-  let failovers: Awaited<ReturnType<typeof cluster.events>> = [];
-  await waitUntil(async () => (failovers = (await cluster.events()).filter((e) => e.reason === 'Failover')).length >= 2, 5000, 'Failover Events');
+  const failovers = (await waitForEvents(cluster, (es) => es.filter((e) => e.reason === 'Failover').length >= 2, 'Failover Events')).filter((e) => e.reason === 'Failover');
   for (const name of victims) {
     const ev = failovers.find((e) => e.involvedObject.name === name);
     assert.ok(ev, `a Failover Event for ${name}`);
@@ -87,7 +86,7 @@ test('assignment 2/2/2, recorder Pods, kubectl get cameras, failover in 15–20 
     t.diagnostic(`failover of ${name}: ${seconds.toFixed(2)} s after the last renew`);
     assert.ok(seconds >= 15 && seconds <= 20, `reassigned ${seconds.toFixed(2)} s after the last renew`);
   }
-  assert.ok((await cluster.events()).some((e) => e.reason === 'NodeSilent' && e.involvedObject.name === 'node-a'), 'a NodeSilent Event on the RecorderNode');
+  await waitForEvents(cluster, (es) => es.some((e) => e.reason === 'NodeSilent' && e.involvedObject.name === 'node-a'), 'a NodeSilent Event on the RecorderNode');
   const after = byNode(cams);
   assert.equal(after['node-a'], undefined);
   assert.deepEqual([after['node-b']?.length, after['node-c']?.length], [3, 3]);

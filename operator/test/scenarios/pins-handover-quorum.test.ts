@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
-import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, lastRenewOf, sleep, startScenario, waitForCameras } from '../support/scenario.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, lastRenewOf, sleep, startScenario, waitForCameras, waitForEvents } from '../support/scenario.js';
 
 test('pins, Pending with a reason, make-before-break handover, no moves without quorum', async (t) => {
   const { cluster, recorders, operator } = await startScenario(t, [
@@ -57,11 +57,11 @@ test('pins, Pending with a reason, make-before-break handover, no moves without 
   recorders.get('node-b')!.reportRecording = true;
   cams = await waitForCameras(cluster, (cs) => movable.every((m) => { const c = cs.find((x) => x.metadata.name === m); return c?.status?.handoverFrom === undefined && c?.status?.phase === 'Recording'; }), 30_000, 'the handovers to complete');
   for (const m of movable) assert.equal(cams.find((c) => c.metadata.name === m)?.status?.recordingNode, cams.find((c) => c.metadata.name === m)?.status?.node);
-  const events = await cluster.events();
-  for (const m of movable) {
-    assert.ok(events.some((e) => e.reason === 'Handover' && e.involvedObject.name === m), `Handover Event for ${m}`);
-    assert.ok(events.some((e) => e.reason === 'HandoverComplete' && e.involvedObject.name === m), `HandoverComplete Event for ${m}`);
-  }
+  // (Events are written after the status, in the background)
+  await waitUntil(async () => {
+    const events = await cluster.events();
+    return movable.every((m) => ['Handover', 'HandoverComplete'].every((reason) => events.some((e) => e.reason === reason && e.involvedObject.name === m)));
+  }, 30_000, 'Handover and HandoverComplete Events for every moved camera');
   await waitUntil(async () => (await cluster.events()).some((e) => e.reason === 'MembershipChanged' && e.involvedObject.name === 'node-c'), 5000, 'a MembershipChanged Event');
 
   // node-c votes again; then node-a and node-b go silent: 1 of 3 members online, no quorum.
@@ -88,7 +88,7 @@ test('pins, Pending with a reason, make-before-break handover, no moves without 
   assert.equal(late.status?.conditions?.find((c) => c.type === 'Assigned')?.reason, 'NoQuorum');
   const m = await operator.metrics();
   assert.equal(m.value('vigil_operator_members', { state: 'online' }), 1);
-  assert.ok((await cluster.events()).some((e) => e.reason === 'QuorumLost'), 'a QuorumLost Event');
+  await waitForEvents(cluster, (es) => es.some((e) => e.reason === 'QuorumLost'), 'a QuorumLost Event');
 
   // node-a is back: 2 of 3 online, quorum regained. Moves resume: the new camera is assigned, and node-b (still
   // silent for more than 15 s) loses its cameras; nothing else moves.
@@ -104,7 +104,7 @@ test('pins, Pending with a reason, make-before-break handover, no moves without 
   // cam-pin may only be recorded by node-b: Pending until node-b is back.
   assert.equal(cams.find((c) => c.metadata.name === 'cam-pin')?.status?.phase, 'Pending');
   assert.equal((await operator.metrics()).value('vigil_operator_quorum'), 1);
-  assert.ok((await cluster.events()).some((e) => e.reason === 'QuorumRegained'), 'a QuorumRegained Event');
+  await waitForEvents(cluster, (es) => es.some((e) => e.reason === 'QuorumRegained'), 'a QuorumRegained Event');
   assertNoForbidden(operator);
   assertRecordersAllowed(recorders.values());
 });

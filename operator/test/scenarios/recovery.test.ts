@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
-import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, sleep, startScenario, waitForCameras } from '../support/scenario.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, sleep, startScenario, waitForCameras, waitForEvents } from '../support/scenario.js';
 
 test('dropped watches, 410 Gone and 500s: recovered without a restart and without duplicate moves', async (t) => {
   // A longer leader Lease, so that 500s for several seconds cost the informers and reconciles, not the leadership.
@@ -41,6 +41,8 @@ test('dropped watches, 410 Gone and 500s: recovered without a restart and withou
   assert.deepEqual(byNode(settled), byNode(cams), 'no further moves');
 
   // Each camera moved exactly once; the process is the same one, still leading.
+  await waitForEvents(cluster, (es) => es.filter((e) => e.reason === 'Failover').length >= victims.length, 'a Failover Event per moved camera');
+  await sleep(1000);
   const failovers = (await cluster.events()).filter((e) => e.reason === 'Failover');
   assert.deepEqual(failovers.map((e) => e.involvedObject.name).sort(), [...victims].sort());
   const m = await operator.metrics();

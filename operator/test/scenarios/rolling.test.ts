@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { waitUntil } from '@vigil/testing/processes';
-import { assertNoForbidden, assertRecordersAllowed, sleep, startScenario } from '../support/scenario.js';
+import { assertNoForbidden, assertRecordersAllowed, sleep, startScenario, waitForEvents } from '../support/scenario.js';
 
 const HASH = 'vigil.io/template-hash';
 const ready = (p: V1Pod) => !p.metadata?.deletionTimestamp && (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
@@ -65,8 +65,8 @@ test('a template change rolls the Pods one at a time, waiting for Ready + online
   assert.equal(order[0], 'node-a');
   const readyAt = (n: string) => samples.find((s) => s.state[n] === 'new-ready')?.at ?? Infinity;
   assert.ok(firstNew(order[2]!) >= readyAt(order[1]!), 'the third node rolled only after the second was Ready');
-  const rolling = (await cluster.events()).filter((e) => e.reason === 'Rolling');
-  assert.equal(rolling.length, 3);
+  await waitForEvents(cluster, (es) => es.filter((e) => e.reason === 'Rolling').length >= 3, 'three Rolling Events');
+  assert.equal((await cluster.events()).filter((e) => e.reason === 'Rolling').length, 3);
   await waitUntil(async () => (await cluster.recorderNodes()).every((r) => r.status?.conditions?.find((c) => c.type === 'Rolled')?.status === 'True'), 30_000, 'Rolled=True everywhere again');
   assertNoForbidden(operator);
   assertRecordersAllowed(recorders.values());

@@ -65,6 +65,15 @@ export async function waitForCameras(cluster: TestCluster, cond: (cams: Camera[]
   return last;
 }
 
+export type ClusterEvent = Awaited<ReturnType<TestCluster['events']>>[number];
+
+/** Events are written after the status they tell of, in the background: wait until `cond` holds for them. */
+export async function waitForEvents(cluster: TestCluster, cond: (events: ClusterEvent[]) => boolean, what: string): Promise<ClusterEvent[]> {
+  let events: ClusterEvent[] = [];
+  await waitUntil(async () => cond((events = await cluster.events())), 30_000, what, 200);
+  return events;
+}
+
 /** The Lease's renewTime in ms (what "the last renew" is measured from). */
 export async function lastRenewOf(cluster: TestCluster, node: string): Promise<number> {
   const lease = await cluster.coordination.readNamespacedLease({ name: `vigil-node-${node}`, namespace: cluster.namespace });
