@@ -6,8 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { startKubeEmulator } from '@vigil/testing/kube-emulator';
-import { kubectlPath } from '@vigil/testing/kube-tools';
+import { runKubectl, startKubeEmulator } from '@vigil/testing/kube-emulator';
 import { makeTempDir, removeTempDir, sleep } from './lib/lifecycle.js';
 import { clkTck, readRssKiB, readStat } from './lib/proc.js';
 
@@ -32,17 +31,6 @@ export const defaults = {
 
 function log(msg) {
   process.stderr.write(`[operator] ${msg}\n`);
-}
-
-function execTool(cmd, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')}: ${code} ${err}`))));
-  });
 }
 
 /** CPU (percent of one core) and peak RSS of `pid` over a window, sampled every 500 ms. */
@@ -74,7 +62,11 @@ export async function run(opts, emit) {
   const heartbeats = [];
   let operator;
   try {
-    const kubectl = (...args) => execTool(kubectlPath(), ['--kubeconfig', emulator.kubeconfigPath, ...args]);
+    const kubectl = async (...args) => {
+      const r = await runKubectl(args, { kubeconfig: emulator.kubeconfigPath, home: dir, timeoutMs: 300_000 });
+      if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: exit ${r.code}: ${r.stderr}`);
+      return r.stdout;
+    };
     const kc = new KubeConfig();
     kc.loadFromFile(emulator.kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);

@@ -3,7 +3,7 @@
 import { OPERATOR_LEASE_NAME } from '@vigil/crds';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { systemClock, type Clock } from './clock.js';
-import { defaultIdentity, parseFlags, UsageError } from './config/flags.js';
+import { defaultIdentity, parseFlags, UsageError, USAGE } from './config/flags.js';
 import { loadSettings, SettingsError } from './config/settings.js';
 import { parseLabelSelector, SelectorError } from './controllers/label-selector.js';
 import { KubeClient, loadKubeConfig } from './kube/client.js';
@@ -33,6 +33,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, clock: Clock 
     settings = loadSettings(flags.settingsFile);
     nodeEligible = parseLabelSelector(flags.nodeSelector);
   } catch (err) {
+    if (err instanceof UsageError && err.message === USAGE) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
     if (err instanceof UsageError || err instanceof SettingsError || err instanceof SelectorError) {
       process.stderr.write(`vigil-operator: ${err.message}\n`);
       return 2;

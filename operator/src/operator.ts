@@ -48,6 +48,7 @@ export class Operator {
   private readonly controllers: { recorderNodes: Controller; pods: Controller; nodeStatus: Controller; assignment: Controller };
   private leading: AbortController | undefined;
   private timers: NodeJS.Timeout[] = [];
+  private statsTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: OperatorOptions) {
     const { client, namespace, log, clock } = opts;
@@ -136,6 +137,10 @@ export class Operator {
 
   startInformers(): void {
     for (const inf of Object.values(this.caches)) inf.start();
+    // Leader or standby: the informers' re-lists are worth seeing on both.
+    this.statsTimer = setInterval(() => {
+      for (const inf of Object.values(this.caches)) this.opts.metrics.relists.set({ informer: inf.name }, inf.stats.lists);
+    }, 1000);
   }
 
   hasSynced(): boolean {
@@ -166,7 +171,6 @@ export class Operator {
       this.controllers.assignment.enqueue(ASSIGNMENT_KEY);
       for (const rn of this.caches.recorderNodes.list()) this.controllers.nodeStatus.enqueue(rn.metadata.name ?? '');
       for (const [name, ctl] of Object.entries(this.controllers)) this.opts.metrics.queueDepth.set({ controller: ctl.name ?? name }, ctl.queue.length);
-      for (const inf of Object.values(this.caches)) this.opts.metrics.relists.set({ informer: inf.name }, inf.stats.lists);
     }, this.opts.tickMs ?? 1000);
     const resync = setInterval(everything, this.opts.resyncMs ?? 60_000);
     this.timers.push(tick, resync);
@@ -181,6 +185,7 @@ export class Operator {
   }
 
   stopInformers(): void {
+    clearInterval(this.statsTimer);
     for (const inf of Object.values(this.caches)) inf.stop();
   }
 

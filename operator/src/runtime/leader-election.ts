@@ -81,8 +81,15 @@ export class LeaderElector {
       await clock.sleep(retryPeriodMs, signal);
       if (signal.aborted) break;
       const left = this.lastRenew + renewDeadlineMs - clock.now();
-      const attempt = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, left))]);
-      const ok = await this.tryAcquireOrRenew(attempt);
+      // Each attempt ends by the renew deadline at the latest (a hanging API server must not outlast it).
+      const attempt = new AbortController();
+      const timer = setTimeout(() => attempt.abort(), Math.max(1, left));
+      const onStop = () => attempt.abort();
+      signal.addEventListener('abort', onStop, { once: true });
+      const ok = await this.tryAcquireOrRenew(attempt.signal).finally(() => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onStop);
+      });
       if (signal.aborted) break;
       if (!ok && clock.now() - this.lastRenew >= renewDeadlineMs) {
         this.leading = false;
@@ -97,14 +104,22 @@ export class LeaderElector {
   async release(timeoutMs = 2000): Promise<void> {
     if (!this.leading) return;
     this.leading = false;
-    const lease = this.observed?.lease;
-    if (!lease) return;
-    const now = this.opts.clock.now();
+    const signal = AbortSignal.timeout(timeoutMs);
+    const give = (lease: Lease) => {
+      const now = toMicroTime(this.opts.clock.now());
+      return this.opts.store.update({ ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } }, signal);
+    };
     try {
-      await this.opts.store.update(
-        { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: toMicroTime(now), acquireTime: toMicroTime(now) } },
-        AbortSignal.timeout(timeoutMs),
-      );
+      const known = this.observed?.lease;
+      try {
+        if (!known) throw new Error('no Lease seen yet');
+        await give(known);
+      } catch {
+        // A renewal that was under way when we stopped may have changed the version: read it once more.
+        const fresh = await this.opts.store.get(signal);
+        if (fresh?.spec?.holderIdentity !== this.opts.identity) return;
+        await give(fresh);
+      }
       this.opts.log.info({ identity: this.opts.identity }, 'leadership released');
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message }, 'could not release the leader Lease; the standby takes over when it expires');
@@ -126,8 +141,7 @@ export class LeaderElector {
       const current = await store.get(signal);
       if (!current) {
         const created = await store.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: leaseName, namespace }, spec: spec() }, signal);
-        this.observe(created, clock.now());
-        this.lastRenew = now;
+        this.renewed(created);
         return true;
       }
       this.observe(current, now);
@@ -136,13 +150,23 @@ export class LeaderElector {
       const valid = this.observed !== undefined && this.observed.at + durationMs > now;
       if (holder !== '' && holder !== identity && valid) return false;
       const updated = await store.update({ ...current, spec: spec(current) }, signal);
-      this.observe(updated, clock.now());
-      this.lastRenew = now;
+      this.renewed(updated);
       return true;
     } catch (err) {
       if (!signal.aborted) this.opts.log.warn({ err: (err as Error).message }, 'leader Lease: acquire/renew failed');
       return false;
     }
+  }
+
+  /**
+   * A write of ours succeeded. As in client-go, the renew deadline counts from when the write was answered (on a
+   * slow API server an acquisition that took seconds is not already lost); a standby counts the lease duration from
+   * when it saw the write, which is never earlier than when it landed.
+   */
+  private renewed(lease: Lease): void {
+    const now = this.opts.clock.now();
+    this.observe(lease, now);
+    this.lastRenew = now;
   }
 
   private observe(lease: Lease, now: number): void {

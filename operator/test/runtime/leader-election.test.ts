@@ -78,6 +78,16 @@ test('release: the standby takes over at its next try', async () => {
   assert.equal(await b.tryAcquireOrRenew(new AbortController().signal), true);
 });
 
+test('release with an outdated version (a renewal landed meanwhile) reads the Lease again and still releases', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore();
+  const a = elector('a', store, clock);
+  assert.equal(await a.acquire(new AbortController().signal), true);
+  store.lease = { ...store.lease!, metadata: { ...store.lease!.metadata, resourceVersion: String(++store.rv) } };
+  await a.release();
+  assert.equal(store.lease?.spec?.holderIdentity, '');
+});
+
 test('a leader that cannot renew within the renew deadline loses leadership (and never overlaps the next one)', async () => {
   const clock = new FakeClock();
   const store = new MemoryLeaseStore();

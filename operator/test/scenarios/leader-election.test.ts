@@ -26,12 +26,17 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
     return startOperator(t, cluster, id, [], kc.path);
   };
 
+  /** When the current holder took the Lease (its acquireTime, written by the new leader). */
+  const acquiredAt = async () => {
+    const l = await cluster.coordination.readNamespacedLease({ name: 'vigil-operator', namespace: cluster.namespace });
+    return new Date(l.spec?.acquireTime ?? 0).getTime();
+  };
   const op1 = await start('op-1');
   await waitForLeader(op1, 15_000);
   const op2 = await start('op-2');
-  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op2.port}/readyz`)).status === 200, 10_000, 'op-2 caches synced');
+  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op2.port}/readyz`)).status === 200, 30_000, 'op-2 caches synced');
   await applyCameras(cluster, ['cam-1', 'cam-2', 'cam-3']);
-  await waitForCameras(cluster, (cs) => cs.length === 3 && cs.every((c) => c.status?.phase === 'Recording'), 20_000, 'cameras Recording');
+  await waitForCameras(cluster, (cs) => cs.length === 3 && cs.every((c) => c.status?.phase === 'Recording'), 30_000, 'cameras Recording');
 
   // Only the leader acted: the standby has reconciled nothing and holds no Lease.
   const m2 = await op2.metrics();
@@ -46,30 +51,30 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   const killedAt = Date.now();
   op1.child.kill('SIGKILL');
   await op1.exited;
-  const tookOver = await waitForLeader(op2, 15_000);
-  const killTakeover = (tookOver - killedAt) / 1000;
+  await waitForLeader(op2, 15_000);
+  const killTakeover = ((await acquiredAt()) - killedAt) / 1000;
   t.diagnostic(`kill -9 → new leader after ${killTakeover.toFixed(2)} s`);
   assert.ok(killTakeover <= 9, `the standby led ${killTakeover.toFixed(2)} s after kill -9 (lease 6 s + retry 1 s)`);
   // ... and it acts.
   await applyCameras(cluster, ['cam-4']);
-  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-4')?.status?.node !== undefined, 10_000, 'cam-4 assigned by op-2');
+  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-4')?.status?.node !== undefined, 30_000, 'cam-4 assigned by op-2');
 
   // SIGTERM of the leader: the Lease is released and the standby takes over at once.
   const op3 = await start('op-3');
-  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op3.port}/readyz`)).status === 200, 10_000, 'op-3 caches synced');
+  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op3.port}/readyz`)).status === 200, 30_000, 'op-3 caches synced');
   const termAt = Date.now();
   op2.child.kill('SIGTERM');
-  const tookOver3 = await waitForLeader(op3, 10_000);
-  const termTakeover = (tookOver3 - termAt) / 1000;
+  await waitForLeader(op3, 10_000);
+  const termTakeover = ((await acquiredAt()) - termAt) / 1000;
   t.diagnostic(`SIGTERM → new leader after ${termTakeover.toFixed(2)} s`);
   assert.ok(termTakeover <= 2.5, `handover after SIGTERM took ${termTakeover.toFixed(2)} s`);
   assert.equal(await op2.exited, 0);
   await applyCameras(cluster, ['cam-5']);
-  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-5')?.status?.node !== undefined, 10_000, 'cam-5 assigned by op-3');
+  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-5')?.status?.node !== undefined, 30_000, 'cam-5 assigned by op-3');
 
   // A leader cut off from the API cannot renew: it exits (code 1) within the renew deadline, never a half-leader.
   const op4 = await start('op-4');
-  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op4.port}/readyz`)).status === 200, 10_000, 'op-4 caches synced');
+  await waitUntil(async () => (await fetch(`http://127.0.0.1:${op4.port}/readyz`)).status === 200, 30_000, 'op-4 caches synced');
   const cutAt = Date.now();
   cluster.emulator.faults.cutOff(kubeconfigs.get('op-3')!.token, 'refuse');
   assert.equal(await op3.exited, 1);

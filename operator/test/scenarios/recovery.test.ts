@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
-import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, sleep, startScenario, waitForCameras } from '../support/scenario.js';
+import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, sleep, startScenario, waitForCameras, waitForEvents } from '../support/scenario.js';
 
 test('dropped watches, 410 Gone and 500s: recovered without a restart and without duplicate moves', async (t) => {
   // A longer leader Lease, so that 500s for several seconds cost the informers and reconciles, not the leadership.
@@ -12,19 +12,19 @@ test('dropped watches, 410 Gone and 500s: recovered without a restart and withou
   });
   const pid = operator.pid;
   await applyCameras(cluster, ['cam-1', 'cam-2', 'cam-3', 'cam-4', 'cam-5', 'cam-6']);
-  let cams = await waitForCameras(cluster, (cs) => cs.length === 6 && cs.every((c) => c.status?.phase === 'Recording'), 20_000, 'cameras Recording');
+  let cams = await waitForCameras(cluster, (cs) => cs.length === 6 && cs.every((c) => c.status?.phase === 'Recording'), 30_000, 'cameras Recording');
   const listsBefore = (await operator.metrics()).samples.filter((s) => s.name === 'vigil_operator_informer_lists').reduce((a, s) => a + s.value, 0);
 
   // Watches dropped: re-watched from the last version; a new camera is still seen.
   cluster.emulator.faults.dropWatches();
   await applyCameras(cluster, ['cam-7']);
-  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-7')?.status?.phase === 'Recording', 15_000, 'cam-7 after dropped watches');
+  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-7')?.status?.phase === 'Recording', 30_000, 'cam-7 after dropped watches');
 
   // History compacted and watches dropped: re-watching answers 410 Gone; the informers list again.
   cluster.emulator.faults.compactHistory();
   cluster.emulator.faults.dropWatches();
   await applyCameras(cluster, ['cam-8']);
-  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-8')?.status?.phase === 'Recording', 15_000, 'cam-8 after 410 Gone');
+  await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-8')?.status?.phase === 'Recording', 30_000, 'cam-8 after 410 Gone');
   await waitUntil(async () => (await operator.metrics()).samples.filter((s) => s.name === 'vigil_operator_informer_lists').reduce((a, s) => a + s.value, 0) > listsBefore, 5000, 're-lists counted');
 
   // node-a goes silent, and the API answers 500 for 6 s around the moment its cameras must move.
@@ -41,6 +41,8 @@ test('dropped watches, 410 Gone and 500s: recovered without a restart and withou
   assert.deepEqual(byNode(settled), byNode(cams), 'no further moves');
 
   // Each camera moved exactly once; the process is the same one, still leading.
+  await waitForEvents(cluster, (es) => es.filter((e) => e.reason === 'Failover').length >= victims.length, 'a Failover Event per moved camera');
+  await sleep(1000);
   const failovers = (await cluster.events()).filter((e) => e.reason === 'Failover');
   assert.deepEqual(failovers.map((e) => e.involvedObject.name).sort(), [...victims].sort());
   const m = await operator.metrics();

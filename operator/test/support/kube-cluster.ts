@@ -1,21 +1,16 @@
 // An emulated cluster for the operator tests: the Kubernetes API emulator, the generated CRDs applied with real kubectl,
 // a namespace, Nodes, the operator's ServiceAccount with exactly the chart's RBAC rules, its kubeconfig and settings.
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { TestContext } from 'node:test';
 import {
   CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule,
 } from '@kubernetes/client-node';
-import { startKubeEmulator, type KubeEmulator } from '@vigil/testing/kube-emulator';
-import { kubectlPath } from '@vigil/testing/kube-tools';
+import { runKubectl, startKubeEmulator, type KubeEmulator } from '@vigil/testing/kube-emulator';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { parse } from 'yaml';
 import type { Camera, RecorderNode } from '@vigil/crds';
-
-const run = promisify(execFile);
 
 /** The repository root (this file is compiled to operator/dist/test/support/). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -82,7 +77,12 @@ export async function startTestCluster(t: TestContext, opts: { namespace?: strin
   const coordination = kc.makeApiClient(CoordinationV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
-  const kubectl = async (...args: string[]) => (await run(kubectlPath(), ['--kubeconfig', adminKubeconfig, ...args], { timeout: 30_000 })).stdout;
+  // The real kubectl, with a HOME of this test's own (its discovery cache never mixes emulators).
+  const kubectl = async (...args: string[]) => {
+    const r = await runKubectl(args, { kubeconfig: adminKubeconfig, home: dir, timeoutMs: 60_000 });
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: exit ${r.code}: ${r.stderr}`);
+    return r.stdout;
+  };
 
   // What a platform engineer types first: the CRDs.
   await kubectl('apply', '-f', CRD_DIR);

@@ -28,6 +28,11 @@ export async function startScenario(t: TestContext, nodes: Array<{ name: string;
   });
   await Promise.all([...recorders.values()].map((r) => r.start()));
   const operator = await startOperator(t, cluster, 'op-1', opts.operatorArgs ?? []);
+  // The cluster is up when every node has its RecorderNode and shows online (cameras come after).
+  await waitUntil(async () => {
+    const rns = await cluster.recorderNodes();
+    return rns.length === nodes.length && rns.every((r) => r.status?.online === true);
+  }, 60_000, 'every RecorderNode online');
   return { cluster, recorders, operator };
 }
 
@@ -58,6 +63,15 @@ export async function waitForCameras(cluster: TestCluster, cond: (cams: Camera[]
     throw new Error(`${(err as Error).message}; cameras: ${JSON.stringify(last.map((c) => [c.metadata.name, c.status?.node, c.status?.phase, c.status?.handoverFrom]))}`);
   }
   return last;
+}
+
+export type ClusterEvent = Awaited<ReturnType<TestCluster['events']>>[number];
+
+/** Events are written after the status they tell of, in the background: wait until `cond` holds for them. */
+export async function waitForEvents(cluster: TestCluster, cond: (events: ClusterEvent[]) => boolean, what: string): Promise<ClusterEvent[]> {
+  let events: ClusterEvent[] = [];
+  await waitUntil(async () => cond((events = await cluster.events())), 30_000, what, 200);
+  return events;
 }
 
 /** The Lease's renewTime in ms (what "the last renew" is measured from). */

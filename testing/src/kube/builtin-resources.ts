@@ -1,6 +1,7 @@
 // The built-in kinds the emulator serves: group, version, names, scope, subresources and the client-node model of each.
 import type { BuiltinSchemas } from './builtin-schemas.js';
-import type { ResourceType } from './types.js';
+import { coreEventFromEventsV1, eventsV1FromCoreEvent } from './event-conversion.js';
+import type { ResourceType, StorageView } from './types.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const CREATE_ONLY = ['create'];
@@ -18,6 +19,7 @@ interface BuiltinSpec {
   categories?: string[];
   verbs?: string[];
   hasGeneration?: boolean;
+  view?: StorageView;
 }
 
 const POD_FIELDS = ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'];
@@ -53,6 +55,10 @@ const BUILTINS: BuiltinSpec[] = [
   { group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy', plural: 'networkpolicies', model: 'V1NetworkPolicy', namespaced: true, shortNames: ['netpol'], hasGeneration: true },
   { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', model: 'V1PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], subresources: ['status'], hasGeneration: true },
   { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', model: 'V1CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], subresources: ['status'], hasGeneration: true },
+  {
+    group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', model: 'EventsV1Event', namespaced: true, shortNames: ['ev'], fieldSelectors: EVENT_FIELDS,
+    view: { stored: { group: '', version: 'v1', plural: 'events' }, toStored: coreEventFromEventsV1, fromStored: eventsV1FromCoreEvent },
+  },
   { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', plural: 'tokenreviews', model: 'V1TokenReview', namespaced: false, verbs: CREATE_ONLY },
   { group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', model: 'V1SelfSubjectReview', namespaced: false, verbs: CREATE_ONLY },
   { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', model: 'V1SelfSubjectAccessReview', namespaced: false, verbs: CREATE_ONLY },
@@ -79,6 +85,7 @@ export function builtinResourceTypes(schemas: BuiltinSchemas): ResourceType[] {
     printerColumns: [],
     fieldSelectors: b.fieldSelectors ?? [],
     hasGeneration: b.hasGeneration ?? false,
+    ...(b.view !== undefined ? { view: b.view } : {}),
   }));
 }
 

@@ -1,5 +1,6 @@
 // Schemas of the built-in kinds, read from the generated models of @kubernetes/client-node (their attributeTypeMap), plus the strategic-merge list keys.
-import * as clientNode from '@kubernetes/client-node';
+// The generated models only: importing the whole client costs seconds of start-up for nothing the emulator uses.
+import * as clientNode from '@kubernetes/client-node/dist/gen/models/all.js';
 import type { Schema } from './schema.js';
 
 interface ModelAttribute {
@@ -97,6 +98,8 @@ export class BuiltinSchemas {
         return { type: 'boolean' };
       case 'Date':
         return { type: 'string', format: 'date-time' };
+      case 'V1MicroTime':
+        return { type: 'string', format: 'date-time-micro' };
       case 'IntOrString':
         return { intOrString: true };
       case 'any':

@@ -99,7 +99,11 @@ export async function startKubeEmulator(opts: KubeEmulatorOptions = {}): Promise
       faults.cutOff(token, mode);
       http.breakConnectionsOf(token, mode === 'refuse' ? 'drop' : 'mute');
     },
-    restore: (token) => faults.restore(token),
+    restore: (token) => {
+      faults.restore(token);
+      // Connections that lived through the cut-off are dead to the client: it reconnects, as after a real partition.
+      http.breakConnectionsOf(token, 'drop');
+    },
     setLatency: (ms) => { faults.latencyMs = Math.max(0, ms); },
     failRequests: (o) => faults.failRequests(o),
     clearFailures: () => faults.clearFailures(),
@@ -132,7 +136,13 @@ export async function startKubeEmulator(opts: KubeEmulatorOptions = {}): Promise
   });
 
   http.server.listen(opts.port ?? 0, host);
-  await once(http.server, 'listening');
+  try {
+    await once(http.server, 'listening');
+  } catch (err) {
+    kubelet.stop();
+    for (const c of controllers) c.stop();
+    throw err;
+  }
   const address = http.server.address() as AddressInfo;
   const hostPort = `${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   url = `http://${hostPort}`;

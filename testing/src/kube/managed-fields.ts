@@ -105,9 +105,10 @@ export function serverSideApply(live: KubeObject | undefined, applied: KubeObjec
   const appliedLeaves = leafPaths(appliedSet);
   const entries = (live?.metadata.managedFields ?? []).map((e) => ({ ...e, fieldsV1: deepClone(e.fieldsV1) }));
   const liveView = live === undefined ? {} : ownedView(live, ctx.subresource, ctx.statusIsSubresource);
-  const conflicts: Array<{ manager: string; apiVersion: string; path: FieldPath }> = [];
+  const conflicts: FieldConflict[] = [];
   for (const e of entries) {
-    if (e.manager === ctx.manager) continue;
+    // A manager is its name and operation: kubectl's own earlier Update (kubectl scale) does conflict with its Apply.
+    if (sameEntry(e, ctx.manager, 'Apply', ctx.subresource)) continue;
     for (const p of appliedLeaves) {
       if (hasPath(treeOf(e), p) && JSON.stringify(valueAt(liveView, p)) !== JSON.stringify(valueAt(appliedView, p))) {
         conflicts.push({ manager: e.manager, apiVersion: e.apiVersion, path: p });
@@ -115,7 +116,7 @@ export function serverSideApply(live: KubeObject | undefined, applied: KubeObjec
     }
   }
   if (conflicts.length > 0 && !ctx.force) throw applyConflict(conflicts);
-  if (ctx.force) for (const c of conflicts) for (const e of entries) if (e.manager === c.manager) removePath(treeOf(e), c.path);
+  if (ctx.force) for (const c of conflicts) for (const e of entries) if (!sameEntry(e, ctx.manager, 'Apply', ctx.subresource) && hasPath(treeOf(e), c.path)) removePath(treeOf(e), c.path);
 
   let merged: KubeObject;
   if (live === undefined) merged = deepClone(applied);
@@ -137,7 +138,43 @@ export function serverSideApply(live: KubeObject | undefined, applied: KubeObjec
   return merged;
 }
 
-function applyConflict(conflicts: Array<{ manager: string; apiVersion: string; path: FieldPath }>): KubeError {
+export interface FieldConflict {
+  manager: string;
+  apiVersion: string;
+  path: FieldPath;
+}
+
+/** A server-side apply conflict, with the conflicting paths (for the client-side apply upgrade). */
+export class ApplyConflictError extends KubeError {
+  constructor(message: string, details: ConstructorParameters<typeof KubeError>[3], readonly conflicts: FieldConflict[]) {
+    super(409, 'Conflict', message, details);
+  }
+}
+
+/**
+ * Fields `kubectl` may take over from its own client-side apply: those of the last-applied-configuration
+ * annotation whose values still equal the live object's (apimachinery's lastAppliedManager rule).
+ */
+export function fieldsFromLastApplied(live: KubeObject, ctx: OwnershipContext): FieldTree | undefined {
+  const annotation = live.metadata.annotations?.['kubectl.kubernetes.io/last-applied-configuration'];
+  if (annotation === undefined || annotation === '') return undefined;
+  let lastApplied: unknown;
+  try {
+    lastApplied = JSON.parse(annotation);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(lastApplied) || lastApplied.apiVersion !== ctx.apiVersion) return undefined;
+  const lastView = ownedView({ ...(lastApplied as KubeObject), metadata: isRecord(lastApplied.metadata) ? lastApplied.metadata : {} }, ctx.subresource, ctx.statusIsSubresource);
+  const liveView = ownedView(live, ctx.subresource, ctx.statusIsSubresource);
+  const allowed: FieldTree = {};
+  for (const p of leafPaths(fieldSetOf(lastView, ctx.schema))) {
+    if (JSON.stringify(valueAt(lastView, p)) === JSON.stringify(valueAt(liveView, p))) addPath(allowed, p);
+  }
+  return allowed;
+}
+
+export function applyConflict(conflicts: FieldConflict[]): ApplyConflictError {
   const n = conflicts.length;
   const byManager = new Map<string, string[]>();
   for (const c of conflicts) {
@@ -146,7 +183,7 @@ function applyConflict(conflicts: Array<{ manager: string; apiVersion: string; p
   }
   const lines = [...byManager.entries()].map(([who, paths]) => (paths.length === 1 ? `${who}: ${paths[0]}` : `${who.replace('conflict', 'conflicts')}:\n${paths.map((p) => `- ${p}`).join('\n')}`));
   const message = `Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${lines.join('\n')}`;
-  return new KubeError(409, 'Conflict', message, {
+  return new ApplyConflictError(message, {
     causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}" using ${c.apiVersion}`, field: describePath(c.path) })),
-  });
+  }, conflicts);
 }

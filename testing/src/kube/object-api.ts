@@ -4,7 +4,8 @@ import type { BuiltinContext } from './builtin-defaults.js';
 import { prepareBuiltin } from './builtin-defaults.js';
 import { parseFieldSelector, pinnedName } from './field-selector.js';
 import { parseLabelSelector } from './label-selector.js';
-import { recordUpdate, serverSideApply } from './managed-fields.js';
+import { hasPath } from './field-sets.js';
+import { applyConflict, ApplyConflictError, fieldsFromLastApplied, recordUpdate, serverSideApply } from './managed-fields.js';
 import { objectKey, type ObjectStore } from './object-store.js';
 import { generatedName } from './object-names.js';
 import { applyJsonPatch, applyMergePatch } from './patch-json.js';
@@ -94,8 +95,8 @@ export class ObjectApi {
     checkName(type, object);
     if (this.find(type, meta.namespace, meta.name as string) !== undefined) throw alreadyExists(type, meta.name as string);
     normalizeBySchema(object, type, opts.fieldValidation ?? 'Warn', opts.warnings ?? []);
-    const statusIsSubresource = type.subresources.includes('status');
-    if (statusIsSubresource && type.custom) delete object.status;
+    // Status is written through /status only: a create starts without it (kind defaults may set one).
+    if (type.subresources.includes('status')) delete object.status;
     meta.uid = randomUUID();
     meta.creationTimestamp = nowSeconds();
     delete meta.deletionTimestamp;
@@ -153,7 +154,7 @@ export class ObjectApi {
     applied.metadata.name = name;
     const existing = this.find(type, namespace, name);
     const ctx = { ...this.ownership(type, opts), force: opts.force ?? false };
-    const merged = serverSideApply(existing, applied, ctx);
+    const merged = this.applyUpgradingClientSide(existing, applied, ctx);
     if (existing === undefined) {
       if (opts.subresource !== undefined) throw notFound(type, name);
       return this.create(type, namespace, merged, opts, true);
@@ -162,6 +163,23 @@ export class ObjectApi {
     if (rv !== undefined && rv !== existing.metadata.resourceVersion) throw conflict(type, name);
     merged.metadata.resourceVersion = existing.metadata.resourceVersion;
     return this.replace(type, existing, checkBodyType(merged, type), opts, true);
+  }
+
+  /**
+   * Server-side apply. For the manager `kubectl`, conflicts on fields it set with client-side apply (still as its
+   * last-applied-configuration says) are not conflicts: it takes them over, as the real server upgrades such objects.
+   */
+  private applyUpgradingClientSide(existing: KubeObject | undefined, applied: KubeObject, ctx: Parameters<typeof serverSideApply>[2]): KubeObject {
+    try {
+      return serverSideApply(existing, applied, ctx);
+    } catch (err) {
+      if (!(err instanceof ApplyConflictError) || ctx.manager !== 'kubectl' || existing === undefined) throw err;
+      const allowed = fieldsFromLastApplied(existing, ctx);
+      if (allowed === undefined) throw err;
+      const remaining = err.conflicts.filter((c) => !hasPath(allowed, c.path));
+      if (remaining.length > 0) throw applyConflict(remaining);
+      return serverSideApply(existing, applied, { ...ctx, force: true });
+    }
   }
 
   /** The common tail of update and patch: subresource rules, immutable metadata, schema, generation, finalizers. */
@@ -201,10 +219,13 @@ export class ObjectApi {
     }
     const causes = prepareBuiltin(type, next, existing, this.builtinContext);
     if (causes.length > 0) throw invalid(type, meta.name as string, causes);
-    if (!managedFieldsDone) {
+    // A request that rewrites managedFields itself (kubectl's client-side to server-side apply migration) is obeyed.
+    const rewritesOwnership = meta.managedFields !== undefined && JSON.stringify(meta.managedFields) !== JSON.stringify(old.managedFields);
+    if (!managedFieldsDone && !rewritesOwnership) {
       meta.managedFields = old.managedFields;
       if (opts.fieldManager !== undefined) recordUpdate(existing, next, this.ownership(type, opts));
     }
+    if (rewritesOwnership && Array.isArray(meta.managedFields) && meta.managedFields.length === 0) delete meta.managedFields;
     if (old.deletionTimestamp !== undefined && (meta.finalizers ?? []).length === 0) {
       if (opts.dryRun) return next;
       return this.store.remove(type.storageKey, next) ?? next;

@@ -14,6 +14,8 @@ export interface StoredEvent {
 
 export interface StoreWatcher {
   deliver(event: StoredEvent): void;
+  /** The bucket went away (its CRD was deleted): the watch ends. */
+  end(): void;
 }
 
 export type ChangeListener = (storageKey: string, event: StoredEvent) => void;
@@ -85,9 +87,11 @@ export class ObjectStore {
     return deleted;
   }
 
-  /** Drops a whole bucket (a CRD went away); its watchers are told nothing more. */
+  /** Drops a whole bucket (a CRD went away); its watches end, as the real server closes them. */
   dropBucket(storageKey: string): void {
+    const bucket = this.buckets.get(storageKey);
     this.buckets.delete(storageKey);
+    for (const w of bucket?.watchers ?? []) w.end();
   }
 
   /**

@@ -17,6 +17,12 @@ const WRITE_PARAMS = [
   QUERY('fieldValidation', 'fieldValidation instructs the server on how to handle objects in the request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: Ignore, Warn (default), Strict.'),
 ];
 
+/** "V1DeploymentStrategy" → "io.k8s.api.v1.DeploymentStrategy": kubectl explain shows the last segment, as for a real server. */
+function modelComponentName(modelName: string): string {
+  const m = /^([A-Z][a-z]*V\d+(?:(?:alpha|beta)\d+)?|V\d+(?:(?:alpha|beta)\d+)?)([A-Z].*)$/.exec(modelName);
+  return m === null ? modelName : `io.k8s.api.${(m[1] as string).toLowerCase()}.${m[2] as string}`;
+}
+
 function componentName(t: ResourceType): string {
   const group = t.group === '' ? 'core' : t.group;
   return t.custom ? `${group.split('.').reverse().join('.')}.${t.version}.${t.kind}` : `io.k8s.api.${group}.${t.version}.${t.kind}`;
@@ -113,7 +119,7 @@ export class OpenApiDocuments {
   private build(types: ResourceType[]): Record<string, unknown> {
     const schemas: Record<string, unknown> = {};
     const models = new Map<string, Schema>();
-    const ref = (modelName: string): string => `#/components/schemas/${modelName}`;
+    const ref = (modelName: string): string => `#/components/schemas/${modelComponentName(modelName)}`;
     const collect = (s: Schema | undefined): void => {
       if (s === undefined) return;
       if (s.modelName !== undefined) {
@@ -135,7 +141,10 @@ export class OpenApiDocuments {
       }
       Object.assign(paths, pathsOf(t, `#/components/schemas/${name}`));
     }
-    for (const [modelName, s] of models) if (schemas[modelName] === undefined) schemas[modelName] = schemaBodyToOpenApi(s, ref);
+    for (const [modelName, s] of models) {
+      const name = modelComponentName(modelName);
+      if (schemas[name] === undefined) schemas[name] = schemaBodyToOpenApi(s, ref);
+    }
     return {
       openapi: '3.0.0',
       info: { title: 'Kubernetes', version: 'v1.35.2' },

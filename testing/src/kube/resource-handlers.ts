@@ -1,21 +1,23 @@
 // Serves one resource request (get, list, watch, create, update, patch, delete, deletecollection) on top of ObjectApi, in the representation the client asked for.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isVirtualResource } from './builtin-resources.js';
-import { contentTypeOf, negotiate, type Representation } from './content-negotiation.js';
+import { contentTypeOf, negotiate } from './content-negotiation.js';
 import { parseFieldSelector } from './field-selector.js';
 import { decodeObjectBody, decodeOptionalBody, decodePatchBody, readBody } from './http-body.js';
 import { parseLabelSelector } from './label-selector.js';
-import type { ObjectApi, WriteOptions } from './object-api.js';
-import { deleteObject, type DeleteOptions, type PropagationPolicy } from './object-deletion.js';
+import type { ObjectApi } from './object-api.js';
+import { deleteObject } from './object-deletion.js';
 import { applyJsonPatch, applyMergePatch } from './patch-json.js';
 import type { ResourceRegistry } from './resource-registry.js';
-import type { RequestInfo, ResourceRequest } from './request-info.js';
+import type { ResourceRequest } from './request-info.js';
 import { review, tokenRequest, type ReviewContext } from './review-handlers.js';
-import { badRequest, methodNotAllowed, pathNotFound } from './status-errors.js';
-import { toTable, type IncludeObject } from './table-printer.js';
+import { methodNotAllowed, pathNotFound } from './status-errors.js';
+import { toTable } from './table-printer.js';
+import { handleView } from './view-handlers.js';
+import { includeObject, listMeta, represent, withTableVersion } from './representation.js';
+import { bearerToken, deleteOptions, writeOptions } from './request-options.js';
 import { groupVersion, isRecord, type KubeObject, type ResourceType } from './types.js';
 import { serveWatch, type WatchRegistry } from './watch-stream.js';
-import { parseFieldValidation } from './write-preparation.js';
 
 export interface ResourceHandlerDeps {
   registry: ResourceRegistry;
@@ -41,54 +43,11 @@ export function resolveType(registry: ResourceRegistry, info: ResourceRequest): 
   return type;
 }
 
-function listMeta(resourceVersion: string, continueToken?: string, remaining?: number): Record<string, unknown> {
-  return { resourceVersion, ...(continueToken ? { continue: continueToken } : {}), ...(remaining !== undefined ? { remainingItemCount: remaining } : {}) };
-}
 
-function includeObject(query: URLSearchParams): IncludeObject {
-  const v = query.get('includeObject');
-  return v === 'None' || v === 'Object' ? v : 'Metadata';
-}
 
-function represent(rep: Representation, type: ResourceType, query: URLSearchParams, item: KubeObject): unknown {
-  if (rep.form === 'Table') return withTableVersion(toTable(type, [item], includeObject(query), {}), rep.version);
-  if (rep.form === 'PartialObjectMetadata') return { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${rep.version}`, metadata: item.metadata };
-  return item;
-}
 
-function withTableVersion(table: Record<string, unknown>, version: string): Record<string, unknown> {
-  return { ...table, apiVersion: `meta.k8s.io/${version}` };
-}
 
-function writeOptions(req: IncomingMessage, query: URLSearchParams, info: ResourceRequest, warnings: string[]): WriteOptions {
-  const dryRun = query.getAll('dryRun');
-  if (dryRun.some((d) => d !== 'All')) throw badRequest(`dryRun: Unsupported value: "${dryRun.join(',')}": supported values: "All"`);
-  const agent = (req.headers['user-agent'] ?? 'unknown').split('/')[0] ?? 'unknown';
-  return {
-    dryRun: dryRun.length > 0,
-    fieldManager: query.get('fieldManager') ?? agent,
-    fieldValidation: parseFieldValidation(query.get('fieldValidation')),
-    ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
-    warnings,
-    force: query.get('force') === 'true',
-  };
-}
 
-function deleteOptions(query: URLSearchParams, body: unknown): DeleteOptions {
-  const b = isRecord(body) ? body : {};
-  let policy = (b.propagationPolicy ?? query.get('propagationPolicy') ?? undefined) as PropagationPolicy | undefined;
-  if (policy === undefined && (b.orphanDependents === true || query.get('orphanDependents') === 'true')) policy = 'Orphan';
-  if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
-    throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
-  }
-  const pre = isRecord(b.preconditions) ? b.preconditions : {};
-  const dryRun = Array.isArray(b.dryRun) ? b.dryRun.length > 0 : query.getAll('dryRun').length > 0;
-  return {
-    ...(policy !== undefined ? { propagationPolicy: policy } : {}),
-    preconditions: { ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}), ...(typeof pre.resourceVersion === 'string' ? { resourceVersion: pre.resourceVersion } : {}) },
-    dryRun,
-  };
-}
 
 function scaleOf(o: KubeObject): Record<string, unknown> {
   const spec = isRecord(o.spec) ? o.spec : {};
@@ -105,6 +64,7 @@ function scaleOf(o: KubeObject): Record<string, unknown> {
 
 export async function handleResource(deps: ResourceHandlerDeps, info: ResourceRequest, user: ReviewContext['user'], req: IncomingMessage, res: ServerResponse, query: URLSearchParams): Promise<Reply | undefined> {
   const type = resolveType(deps.registry, info);
+  if (type.view !== undefined) return handleView(deps, type, info, req, res, query);
   const { api } = deps;
   const rep = negotiate(req.headers.accept);
   const ns = type.namespaced ? info.namespace : undefined;
@@ -144,6 +104,7 @@ export async function handleResource(deps: ResourceHandlerDeps, info: ResourceRe
         allowBookmarks: query.get('allowWatchBookmarks') === 'true',
         timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : 1800 + Math.floor(Math.random() * 1800),
         encode: (o) => represent(rep, type, query, o),
+        plainObjects: rep.form === 'object',
       }, res);
       return undefined;
     }
@@ -206,11 +167,4 @@ export async function handleResource(deps: ResourceHandlerDeps, info: ResourceRe
   }
 }
 
-export type { RequestInfo };
 
-export function bearerToken(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  if (header === undefined) return undefined;
-  const m = /^Bearer\s+(\S+)$/i.exec(header);
-  return m === null ? undefined : m[1];
-}

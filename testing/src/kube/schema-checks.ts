@@ -120,3 +120,39 @@ function safeRegExp(pattern: string): RegExp {
     return /.*/;
   }
 }
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2})[Tt](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** A timestamp as the Go types write it: metav1.Time in whole seconds, metav1.MicroTime with six fraction digits, both UTC. */
+function canonicalTime(value: string, micro: boolean): string | undefined {
+  const m = RFC3339.exec(value);
+  if (m === null) return undefined;
+  const whole = Date.parse(`${m[1] as string}T${m[2] as string}${(m[4] as string).toUpperCase()}`);
+  if (Number.isNaN(whole)) return undefined;
+  const seconds = new Date(whole).toISOString().slice(0, 19);
+  if (!micro) return `${seconds}Z`;
+  return `${seconds}.${((m[3] ?? '.').slice(1) + '000000').slice(0, 6)}Z`;
+}
+
+/**
+ * Rewrites date-time fields of built-in kinds the way the real server stores them (Go clients cannot parse a
+ * MicroTime without its six digits); answers the fields that are not timestamps at all.
+ */
+export function normalizeTimestamps(value: unknown, schema: Schema | undefined, path = ''): string[] {
+  if (schema === undefined) return [];
+  const bad: string[] = [];
+  if (isRecord(value)) {
+    for (const [key, v] of Object.entries(value)) {
+      const child = childSchema(schema, key);
+      if (child === undefined) continue;
+      if ((child.format === 'date-time' || child.format === 'date-time-micro') && typeof v === 'string') {
+        const fixed = canonicalTime(v, child.format === 'date-time-micro');
+        if (fixed === undefined) bad.push(`${join(path, key)}: parsing time ${JSON.stringify(v)}`);
+        else value[key] = fixed;
+      } else bad.push(...normalizeTimestamps(v, child, join(path, key)));
+    }
+  } else if (Array.isArray(value) && schema.items !== undefined) {
+    value.forEach((item, i) => bad.push(...normalizeTimestamps(item, schema.items, `${path}[${i}]`)));
+  }
+  return bad;
+}

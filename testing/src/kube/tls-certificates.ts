@@ -57,7 +57,8 @@ function ipBytes(ip: string): Buffer {
 function certificate(opts: { subject: string; issuer: string; publicKey: KeyObject; signer: KeyObject; ca: boolean; hosts: string[] }): Buffer {
   const now = Date.now();
   const serial = randomBytes(16);
-  serial[0] = (serial[0] as number) & 0x7f;
+  // Positive and minimally encoded (DER forbids a leading zero byte; Go rejects such serials): first byte 0x01–0x7f.
+  serial[0] = ((serial[0] as number) & 0x7f) | 0x01;
   const spki = opts.publicKey.export({ type: 'spki', format: 'der' });
   const keyId = createHash('sha1').update(spki).digest();
   const extensions = [

@@ -81,6 +81,16 @@ export interface ResourceType {
   fieldSelectors: string[];
   /** Whether spec changes bump metadata.generation (kinds with spec/status split). */
   hasGeneration: boolean;
+  /** Set when this type is another version's objects seen differently (events.k8s.io/v1 over core/v1 Events). */
+  view?: StorageView;
+}
+
+/** How a resource served as a view of another type's storage converts objects both ways. */
+export interface StorageView {
+  /** The group/version/plural of the stored type. */
+  stored: { group: string; version: string; plural: string };
+  toStored(o: KubeObject): KubeObject;
+  fromStored(o: KubeObject): KubeObject;
 }
 
 export interface UserInfo {

@@ -19,6 +19,8 @@ export interface WatchRequest {
   timeoutSeconds: number;
   /** Turns an object into what this client asked for (the object itself, or a one-row Table). */
   encode(object: KubeObject): unknown;
+  /** Whether `encode` is the identity (then serialized lines are shared between watchers). */
+  plainObjects: boolean;
 }
 
 /** How a watch ends from the server side: dropped (connection broken) or muted (left open, silent: a hung network). */
@@ -32,6 +34,14 @@ interface OpenWatch {
 /** Every open watch stream, so faults can drop them all (or one client's) and close() can end them. */
 export class WatchRegistry {
   private readonly open = new Set<OpenWatch>();
+  /** Serialized event lines by stored object (objects are never mutated), so N watchers cost one JSON.stringify. */
+  private readonly lines = new WeakMap<KubeObject, Partial<Record<string, string>>>();
+
+  line(eventType: string, object: KubeObject): string {
+    let byType = this.lines.get(object);
+    if (byType === undefined) this.lines.set(object, (byType = {}));
+    return (byType[eventType] ??= `${JSON.stringify({ type: eventType, object })}\n`);
+  }
 
   add(watch: OpenWatch): () => void {
     this.open.add(watch);
@@ -56,6 +66,10 @@ export function serveWatch(store: ObjectStore, registry: WatchRegistry, req: Wat
   const write = (eventType: string, object: unknown): void => {
     res.write(`${JSON.stringify({ type: eventType, object })}\n`);
   };
+  const send = (eventType: string, object: KubeObject): void => {
+    if (req.plainObjects) res.write(registry.line(eventType, object));
+    else write(eventType, req.encode(object));
+  };
   let lastRv = store.currentRv;
   const deliver = (ev: StoredEvent): void => {
     lastRv = ev.rv;
@@ -63,15 +77,15 @@ export function serveWatch(store: ObjectStore, registry: WatchRegistry, req: Wat
     const before = ev.previous !== undefined && ev.type !== 'ADDED' && matches(ev.previous);
     // An object entering or leaving the selection is ADDED or DELETED for this watcher, as the real watch cache does.
     if (ev.type === 'DELETED') {
-      if (before || now) write('DELETED', req.encode(ev.object));
-    } else if (now && !before) write('ADDED', req.encode(ev.object));
-    else if (now && before) write('MODIFIED', req.encode(ev.object));
-    else if (!now && before) write('DELETED', req.encode(ev.object));
+      if (before || now) send('DELETED', ev.object);
+    } else if (now && !before) send('ADDED', ev.object);
+    else if (now && before) send('MODIFIED', ev.object);
+    else if (!now && before) send('DELETED', ev.object);
   };
 
   const buffered: StoredEvent[] = [];
   let replaying = true;
-  const watcher: StoreWatcher = { deliver: (ev) => (replaying ? buffered.push(ev) : deliver(ev)) };
+  const watcher: StoreWatcher = { deliver: (ev) => (replaying ? buffered.push(ev) : deliver(ev)), end: () => finish() };
 
   const fromInitial = req.sendInitialEvents || req.resourceVersion === '' || req.resourceVersion === '0';
   const startRv = fromInitial ? store.currentRv : Number(req.resourceVersion);
@@ -117,7 +131,7 @@ export function serveWatch(store: ObjectStore, registry: WatchRegistry, req: Wat
 
   if (fromInitial) {
     const initial = store.list(type.storageKey, type.namespaced ? req.namespace : undefined).filter(matches);
-    for (const o of initial) write('ADDED', req.encode(o));
+    for (const o of initial) send('ADDED', o);
     lastRv = startRv;
     if (req.sendInitialEvents && req.allowBookmarks) {
       write('BOOKMARK', { kind: type.kind, apiVersion: type.group === '' ? type.version : `${type.group}/${type.version}`, metadata: { resourceVersion: String(startRv), annotations: { 'k8s.io/initial-events-end': 'true' } } });

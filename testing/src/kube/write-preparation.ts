@@ -1,6 +1,6 @@
 // Turns a request body into the object to store: kind and namespace checks, unknown fields by fieldValidation, CR defaults and validation, name rules, generation.
 import { validateName } from './object-names.js';
-import { applyDefaults, unknownFields, validateValue } from './schema-checks.js';
+import { applyDefaults, normalizeTimestamps, unknownFields, validateValue } from './schema-checks.js';
 import { badRequest, invalid, type StatusCause } from './status-errors.js';
 import { groupVersion, isRecord, type KubeObject, type ResourceType } from './types.js';
 
@@ -38,6 +38,10 @@ export function normalizeBySchema(object: KubeObject, type: ResourceType, valida
       throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${unknown.map((f) => `unknown field "${f}"`).join(', ')}`);
     }
     if (validation === 'Warn') for (const f of unknown) warnings.push(`unknown field "${f}"`);
+  }
+  if (!type.custom) {
+    const bad = normalizeTimestamps(object, type.schema);
+    if (bad.length > 0) throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${bad.join(', ')}`);
   }
   if (type.custom) {
     applyDefaults(object, type.schema);

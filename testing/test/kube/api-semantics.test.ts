@@ -10,7 +10,7 @@ type List = { items: Obj[]; metadata: { resourceVersion: string; continue?: stri
 
 async function installCrds(f: EmulatorFixture): Promise<void> {
   ok(await f.kubectl(['apply', '-f', join(FIXTURES, 'camera-crd.yaml'), '-f', join(FIXTURES, 'recordernode-crd.yaml')]), 'crds');
-  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', 'crd/recordernodes.vigil.io', '--timeout=10s']), 'established');
+  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', 'crd/recordernodes.vigil.io', '--timeout=30s']), 'established');
 }
 
 const names = (l: List): string[] => l.items.map((o) => o.metadata.name).sort();
@@ -101,16 +101,16 @@ test('deleting a cluster-scoped owner removes its Pods (background), Orphan keep
   assert.match(ok(await f.kubectl(['get', 'rn']), 'get rn'), /^NAME\s+ONLINE\s+MEMBER\s+CAMERAS\s+VERSION\s+AGE\nn1\s+true\s+\S+\nn2\s+true\s+\S+\n$/);
 
   ok(await f.kubectl(['delete', 'rn', 'n1']), 'delete n1');
-  await waitUntil(async () => (await f.request('GET', '/api/v1/namespaces/default/pods/vigil-recorder-n1')).status === 404, 10_000, 'the owned Pod to be collected');
+  await waitUntil(async () => (await f.request('GET', '/api/v1/namespaces/default/pods/vigil-recorder-n1')).status === 404, 30_000, 'the owned Pod to be collected');
   ok(await f.kubectl(['delete', 'rn', 'n2', '--cascade=orphan']), 'delete n2 orphaning');
-  await waitUntil(async () => (await f.request('GET', '/apis/vigil.io/v1alpha1/recordernodes/n2')).status === 404, 10_000, 'n2 to go');
+  await waitUntil(async () => (await f.request('GET', '/apis/vigil.io/v1alpha1/recordernodes/n2')).status === 404, 30_000, 'n2 to go');
   const orphan = (await f.request('GET', '/api/v1/namespaces/default/pods/vigil-recorder-n2')).body as Obj;
   assert.equal(orphan.metadata.ownerReferences, undefined);
 
   ok(await f.kubectl(['create', 'namespace', 'doomed']), 'create ns');
   await f.request('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'c1' } });
   await f.request('POST', '/apis/vigil.io/v1alpha1/namespaces/doomed/cameras', { apiVersion: 'vigil.io/v1alpha1', kind: 'Camera', metadata: { name: 'cam' }, spec: { source: 'rtsp://x/' } });
-  ok(await f.kubectl(['delete', 'namespace', 'doomed', '--timeout=20s']), 'delete ns (kubectl waits for it to go)');
+  ok(await f.kubectl(['delete', 'namespace', 'doomed', '--timeout=60s']), 'delete ns (kubectl waits for it to go)');
   assert.equal((await f.request('GET', '/api/v1/namespaces/doomed')).status, 404);
   assert.equal(((await f.request('GET', '/apis/vigil.io/v1alpha1/cameras')).body as List).items.length, 0);
   const late = await f.request('POST', '/api/v1/namespaces/doomed/configmaps', { metadata: { name: 'c2' } });
@@ -148,4 +148,24 @@ test('discovery serves a CRD from its creation until its deletion; OpenAPI v3 ca
   assert.equal(gone.code, 1);
   // Depending on kubectl's discovery cache: the type is unknown, or its (cached) path answers the real server's 404.
   assert.match(gone.stderr, /the server doesn't have a resource type "cameras"|Unable to list "vigil.io\/v1alpha1, Resource=cameras": the server could not find the requested resource/);
+});
+
+test('events.k8s.io/v1 Events are the core/v1 Events seen differently: written with one API, read and described with the other', async (t) => {
+  const f = await startEmulatorFixture(t);
+  await installCrds(f);
+  const cam = (await f.request('POST', '/apis/vigil.io/v1alpha1/namespaces/default/cameras', { apiVersion: 'vigil.io/v1alpha1', kind: 'Camera', metadata: { name: 'porch' }, spec: { source: 'rtsp://x/' } })).body as Obj;
+  const created = await f.request('POST', '/apis/events.k8s.io/v1/namespaces/default/events', {
+    apiVersion: 'events.k8s.io/v1', kind: 'Event', metadata: { generateName: 'porch.' },
+    regarding: { apiVersion: 'vigil.io/v1alpha1', kind: 'Camera', name: 'porch', namespace: 'default', uid: cam.metadata.uid },
+    reason: 'Moved', note: 'camera porch moved from n1 to n2', type: 'Normal', action: 'Assign',
+    reportingController: 'vigil.io/operator', reportingInstance: 'op-1', eventTime: new Date().toISOString(),
+  });
+  assert.equal(created.status, 201);
+  const name = (created.body as Obj).metadata.name;
+  assert.match(name, /^porch\.[a-z0-9]{5}$/);
+  const core = (await f.request('GET', `/api/v1/namespaces/default/events/${name}`)).body as { involvedObject: { name: string }; message: string; reportingComponent: string };
+  assert.deepEqual([core.involvedObject.name, core.message, core.reportingComponent], ['porch', 'camera porch moved from n1 to n2', 'vigil.io/operator']);
+  const viaV1 = (await f.request('GET', '/apis/events.k8s.io/v1/namespaces/default/events')).body as { items: Array<{ note: string; regarding: { name: string } }> };
+  assert.deepEqual(viaV1.items.map((e) => `${e.regarding.name}: ${e.note}`), ['porch: camera porch moved from n1 to n2']);
+  assert.match(ok(await f.kubectl(['describe', 'camera', 'porch']), 'describe'), /Normal\s+Moved\s+\S+\s+vigil.io\/operator\s+camera porch moved from n1 to n2/);
 });

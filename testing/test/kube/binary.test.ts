@@ -22,7 +22,7 @@ test('vigil-kube-emulator serves on --listen, writes --kubeconfig, creates --nod
   t.after(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
   let stdout = '';
   child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-  await waitUntil(() => stdout.includes('\n'), 15_000, 'the binary to say where it listens');
+  await waitUntil(() => stdout.includes('\n'), 60_000, 'the binary to say where it listens');
   assert.equal(stdout, `listening on http://127.0.0.1:${port}\n`);
 
   const config = yaml.load(await readFile(kubeconfig, 'utf8')) as { users: Array<{ user: { token: string } }>; clusters: Array<{ cluster: { server: string } }> };
@@ -35,7 +35,7 @@ test('vigil-kube-emulator serves on --listen, writes --kubeconfig, creates --nod
     get.stdout.on('data', (d: Buffer) => { out += d.toString(); });
     await once(get, 'close');
     return out.trim() === 'a=True b=True c=True';
-  }, 15_000, 'nodes a, b and c Ready');
+  }, 60_000, 'nodes a, b and c Ready');
 
   const res = await fetch(`http://127.0.0.1:${port}/emulator/faults/latency`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"ms":1}' });
   assert.equal(res.status, 200);

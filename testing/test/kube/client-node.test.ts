@@ -41,17 +41,17 @@ test('a client-node informer follows adds, updates and deletes across a dropped 
   await create('a', '1');
   await create('ignored', '1', { app: 'other' });
   await informer.start();
-  await waitUntil(() => seen.get('a') === '1', 10_000, 'the informer to list a');
+  await waitUntil(() => seen.get('a') === '1', 30_000, 'the informer to list a');
 
   await create('b', '1');
   await core.patchNamespacedConfigMap({ name: 'a', namespace: 'default', body: { data: { v: '2' } } }, k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch));
-  await waitUntil(() => seen.get('a') === '2' && seen.get('b') === '1', 10_000, 'watch events for a and b');
+  await waitUntil(() => seen.get('a') === '2' && seen.get('b') === '1', 30_000, 'watch events for a and b');
   const listsBefore = lists.length;
 
   // Dropped watch: the informer watches again from where it was, no re-list needed.
   f.emulator.faults.dropWatches();
   await create('c', '1');
-  await waitUntil(() => seen.get('c') === '1', 10_000, 'c after the dropped watch');
+  await waitUntil(() => seen.get('c') === '1', 30_000, 'c after the dropped watch');
   assert.equal(lists.length, listsBefore, 'a dropped watch resumes from its resourceVersion without listing');
 
   // Forced 410: history forgotten while the informer is away, so it must re-list to catch up.
@@ -59,7 +59,7 @@ test('a client-node informer follows adds, updates and deletes across a dropped 
   f.emulator.faults.dropWatches();
   await core.deleteNamespacedConfigMap({ name: 'b', namespace: 'default' });
   await create('d', '1');
-  await waitUntil(() => !seen.has('b') && seen.get('d') === '1', 10_000, 'the informer to catch up after 410 Gone');
+  await waitUntil(() => !seen.has('b') && seen.get('d') === '1', 30_000, 'the informer to catch up after 410 Gone');
   assert.ok(lists.length > listsBefore, 'a 410 makes the informer list again');
   assert.deepEqual(new Set(seen.keys()), new Set(['a', 'c', 'd']));
   assert.deepEqual(new Set(informer.list('default').map((o) => o.metadata?.name)), new Set(['a', 'c', 'd']));
@@ -111,7 +111,7 @@ test('Lease optimistic concurrency: two writers with the same resourceVersion, o
 test('custom resource status updates go through /status with optimistic concurrency and leave spec and generation alone', async (t) => {
   const f = await startEmulatorFixture(t);
   ok(await f.kubectl(['apply', '-f', join(FIXTURES, 'camera-crd.yaml')]), 'crd');
-  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', '--timeout=10s']), 'established');
+  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', '--timeout=30s']), 'established');
   const kc = new k8s.KubeConfig();
   kc.loadFromFile(f.kubeconfig);
   const custom = kc.makeApiClient(k8s.CustomObjectsApi);

@@ -1,20 +1,14 @@
 // Test support for the emulator's tests: an emulator per test with its kubeconfig and a private HOME, and kubectl/helm runners.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { startKubeEmulator, type KubeEmulator, type KubeEmulatorOptions } from '../../src/kube-emulator.js';
-import { helmPath, kubectlPath } from '../../src/kube-tools.js';
+import { runHelm, runKubectl, startKubeEmulator, type CommandResult, type KubeEmulator, type KubeEmulatorOptions } from '../../src/kube-emulator.js';
 import { tempDir } from '../../src/temp-dir.js';
 
 /** testing/test/kube/fixtures (the compiled test runs from testing/dist/test/kube/). */
 export const FIXTURES = fileURLToPath(new URL('../../../test/kube/fixtures/', import.meta.url));
 
-export interface CommandResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type { CommandResult };
 
 export interface EmulatorFixture {
   emulator: KubeEmulator;
@@ -26,37 +20,18 @@ export interface EmulatorFixture {
   request(method: string, path: string, body?: unknown, opts?: { token?: string; contentType?: string; accept?: string }): Promise<{ status: number; body: unknown; headers: Headers }>;
 }
 
-function run(file: string, args: string[], env: NodeJS.ProcessEnv, input: string | undefined, timeoutMs: number): Promise<CommandResult> {
-  return new Promise((resolve) => {
-    const child = execFile(file, args, { env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as NodeJS.ErrnoException & { code?: unknown }).code === 'number' ? (err as unknown as { code: number }).code : 1;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-    if (input !== undefined) child.stdin?.end(input);
-    else child.stdin?.end();
-  });
-}
-
 export async function startEmulatorFixture(t: TestContext, opts: KubeEmulatorOptions = {}): Promise<EmulatorFixture> {
   const dir = await tempDir(t, 'vigil-kube-emulator-');
   const kubeconfig = join(dir, 'kubeconfig');
   const emulator = await startKubeEmulator({ ...opts, kubeconfigPath: kubeconfig });
   t.after(() => emulator.close());
-  // A private HOME keeps kubectl's discovery cache and helm's state out of the real home and apart per test.
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: dir,
-    KUBECONFIG: kubeconfig,
-    HELM_CACHE_HOME: join(dir, '.cache/helm'),
-    HELM_CONFIG_HOME: join(dir, '.config/helm'),
-    HELM_DATA_HOME: join(dir, '.local/share/helm'),
-  };
   return {
     emulator,
     dir,
     kubeconfig,
-    kubectl: (args, o = {}) => run(kubectlPath(), args, { ...env, KUBECONFIG: o.kubeconfig ?? kubeconfig }, o.input, o.timeoutMs ?? 30_000),
-    helm: (args, o = {}) => run(helmPath(), args, env, undefined, o.timeoutMs ?? 60_000),
+    // A private HOME keeps kubectl's discovery cache and helm's state out of the real home and apart per test.
+    kubectl: (args, o = {}) => runKubectl(args, { kubeconfig: o.kubeconfig ?? kubeconfig, home: dir, ...(o.input !== undefined ? { input: o.input } : {}), ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) }),
+    helm: (args, o = {}) => runHelm(args, { kubeconfig, home: dir, ...(o.timeoutMs !== undefined ? { timeoutMs: o.timeoutMs } : {}) }),
     request: async (method, path, body, o = {}) => {
       const headers: Record<string, string> = { authorization: `Bearer ${o.token ?? emulator.adminToken}` };
       if (o.accept !== undefined) headers.accept = o.accept;
@@ -65,7 +40,7 @@ export async function startEmulatorFixture(t: TestContext, opts: KubeEmulatorOpt
         method,
         headers,
         ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-        signal: AbortSignal.timeout(10_000),
+        signal: AbortSignal.timeout(60_000),
       });
       const text = await res.text();
       let parsed: unknown = text;

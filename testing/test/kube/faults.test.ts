@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { openWatch } from './watch-reader.js';
 import { startEmulatorFixture } from './emulator-fixture.js';
 
-async function status(url: string, token: string, timeoutMs = 5000): Promise<number | string> {
+async function status(url: string, token: string, timeoutMs = 30_000): Promise<number | string> {
   try {
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(timeoutMs) });
     await res.arrayBuffer();

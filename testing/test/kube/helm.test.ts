@@ -49,3 +49,19 @@ test('helm installs and upgrades with client-side apply (three-way merge patches
   ok(await f.helm(['uninstall', 'demo', '--namespace', 'vigil', '--wait']), 'uninstall');
   assert.equal(ok(await f.kubectl(['-n', 'vigil', 'get', 'all', '-o', 'name']), 'left'), '');
 });
+
+test('helm renders the optional parts by values and by what the cluster serves: StatefulSet, PDB, Ingress, ServiceMonitor once its CRD exists', async (t) => {
+  const f = await startEmulatorFixture(t);
+  ok(await f.helm(['install', 'demo', CHART, '--wait', '--timeout', '60s']), 'install');
+  assert.match(ok(await f.kubectl(['get', 'pdb,ingress', '-o', 'name']), 'pdb and ingress'), /poddisruptionbudget.policy\/demo-operator\ningress.networking.k8s.io\/demo/);
+  assert.equal(ok(await f.kubectl(['get', 'statefulsets', '-o', 'name']), 'no sts'), '');
+  assert.equal((await f.kubectl(['get', 'servicemonitors'])).code, 1, 'no ServiceMonitor kind yet');
+
+  ok(await f.kubectl(['apply', '-f', join(FIXTURES, 'servicemonitor-crd.yaml')]), 'servicemonitor crd');
+  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/servicemonitors.monitoring.coreos.com', '--timeout=30s']), 'established');
+  ok(await f.helm(['upgrade', 'demo', CHART, '--set', 'postgresql.enabled=true', '--wait', '--timeout', '60s']), 'upgrade');
+  assert.match(ok(await f.kubectl(['get', 'servicemonitor', 'demo-operator', '-o', 'jsonpath={.spec.endpoints[0].path}']), 'servicemonitor'), /^\/metrics$/);
+  assert.match(ok(await f.kubectl(['get', 'sts']), 'sts'), /^demo-postgresql\s+1\/1\s/m);
+  ok(await f.helm(['uninstall', 'demo', '--wait', '--timeout', '60s']), 'uninstall');
+  assert.equal(ok(await f.kubectl(['get', 'sts,pdb,ingress,servicemonitors', '-o', 'name']), 'left'), '');
+});

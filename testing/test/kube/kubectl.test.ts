@@ -14,7 +14,7 @@ const CAMERA = join(FIXTURES, 'camera-porch.yaml');
 test('kubectl applies a CRD and a Camera, shows its printer columns, sees a change with get -w, describes, waits for and deletes it', async (t) => {
   const f = await startEmulatorFixture(t);
   assert.match(ok(await f.kubectl(['apply', '-f', CAMERA_CRD]), 'apply crd'), /customresourcedefinition.apiextensions.k8s.io\/cameras.vigil.io created/);
-  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', '--timeout=10s']), 'wait established');
+  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', '--timeout=30s']), 'wait established');
   assert.match(ok(await f.kubectl(['apply', '-f', CAMERA]), 'apply camera'), /camera.vigil.io\/porch created/);
 
   const table = ok(await f.kubectl(['get', 'cameras']), 'get cameras');
@@ -34,13 +34,13 @@ test('kubectl applies a CRD and a Camera, shows its printer columns, sees a chan
   t.after(() => watcher.kill());
   let watched = '';
   watcher.stdout.on('data', (d: Buffer) => { watched += d.toString(); });
-  await waitUntil(() => /^porch\s/m.test(watched), 10_000, 'kubectl get -w to print the camera');
+  await waitUntil(() => /^porch\s/m.test(watched), 30_000, 'kubectl get -w to print the camera');
   ok(await f.kubectl(['patch', 'camera', 'porch', '--subresource=status', '--type=merge', '-p', '{"status":{"node":"n1","phase":"Recording","url":"http://n1:9997"}}']), 'patch status');
-  await waitUntil(() => /^porch\s+n1\s+Recording\s/m.test(watched), 10_000, 'kubectl get -w to print the change');
+  await waitUntil(() => /^porch\s+n1\s+Recording\s/m.test(watched), 30_000, 'kubectl get -w to print the change');
   watcher.kill();
 
   assert.match(ok(await f.kubectl(['get', 'cam', '-o', 'wide']), 'get -o wide'), /^porch\s+n1\s+Recording\s+\S+\s+http:\/\/n1:9997\n/m);
-  ok(await f.kubectl(['wait', 'camera/porch', '--for=jsonpath={.status.phase}=Recording', '--timeout=10s']), 'wait jsonpath');
+  ok(await f.kubectl(['wait', 'camera/porch', '--for=jsonpath={.status.phase}=Recording', '--timeout=30s']), 'wait jsonpath');
 
   const uid = ok(await f.kubectl(['get', 'camera', 'porch', '-o', 'jsonpath={.metadata.uid}']), 'uid');
   const event = {
@@ -65,7 +65,7 @@ test('kubectl applies a CRD and a Camera, shows its printer columns, sees a chan
 test('kubectl apply --server-side creates, merges, reports conflicts with another manager and forces them', async (t) => {
   const f = await startEmulatorFixture(t);
   assert.match(ok(await f.kubectl(['apply', '--server-side', '-f', CAMERA_CRD]), 'ssa crd'), /serverside-applied/);
-  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', '--timeout=10s']), 'wait established');
+  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', '--timeout=30s']), 'wait established');
   assert.match(ok(await f.kubectl(['apply', '--server-side', '-f', CAMERA]), 'ssa camera'), /camera.vigil.io\/porch serverside-applied/);
   const changed = (await readFile(CAMERA, 'utf8')).replace('segmentSeconds: 60', 'segmentSeconds: 45');
   ok(await f.kubectl(['apply', '--server-side', '-f', '-'], { input: changed }), 'second ssa');
@@ -88,8 +88,8 @@ test('kubectl manages a Deployment, a ConfigMap and a Secret: apply, change, rol
   assert.match(created, /deployment.apps\/web created/);
   assert.match(created, /configmap\/web-config created/);
   assert.match(created, /secret\/web-secret created/);
-  ok(await f.kubectl(['rollout', 'status', 'deployment/web', '--timeout=10s']), 'rollout status');
-  ok(await f.kubectl(['wait', 'deployment/web', '--for=condition=Available', '--timeout=10s']), 'wait available');
+  ok(await f.kubectl(['rollout', 'status', 'deployment/web', '--timeout=30s']), 'rollout status');
+  ok(await f.kubectl(['wait', 'deployment/web', '--for=condition=Available', '--timeout=30s']), 'wait available');
   const listed = ok(await f.kubectl(['get', 'deploy,cm,secret', '-o', 'wide']), 'get');
   assert.match(listed, /deployment.apps\/web\s+2\/2\s+2\s+2\s+\S+\s+web,sidecar\s+nginx:1.27,busybox:1.36\s+app=web/);
   assert.match(listed, /configmap\/web-config\s+2\s/);
@@ -105,7 +105,7 @@ test('kubectl manages a Deployment, a ConfigMap and a Secret: apply, change, rol
   assert.deepEqual(deployment.spec.template.spec.containers.map((c) => c.name), ['web']);
   assert.deepEqual(deployment.spec.template.spec.containers[0]?.env, [{ name: 'A', value: '1' }, { name: 'B', value: '3' }]);
   assert.equal(deployment.metadata.generation, 2);
-  await waitUntil(async () => ok(await f.kubectl(['get', 'deployment', 'web', '-o', 'jsonpath={.status.observedGeneration}']), 'og') === '2', 10_000, 'the new generation observed');
+  await waitUntil(async () => ok(await f.kubectl(['get', 'deployment', 'web', '-o', 'jsonpath={.status.observedGeneration}']), 'og') === '2', 30_000, 'the new generation observed');
   assert.match(ok(await f.kubectl(['describe', 'deployment', 'web']), 'describe'), /Replicas:\s+2 desired \| 2 updated \| 2 total \| 2 available \| 0 unavailable/);
   assert.equal(ok(await f.kubectl(['get', 'cm', 'web-config', '-o', 'jsonpath={.data.b}']), 'cm'), '20');
 
@@ -120,7 +120,7 @@ test('kubectl manages a Deployment, a ConfigMap and a Secret: apply, change, rol
 test('strict field validation rejects unknown fields of CRDs and built-in kinds, and invalid values, with the real messages', async (t) => {
   const f = await startEmulatorFixture(t);
   ok(await f.kubectl(['apply', '-f', CAMERA_CRD]), 'apply crd');
-  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', '--timeout=10s']), 'wait established');
+  ok(await f.kubectl(['wait', '--for=condition=Established', 'crd/cameras.vigil.io', '--timeout=30s']), 'wait established');
   const camera = await readFile(CAMERA, 'utf8');
   const unknown = await f.kubectl(['apply', '-f', '-'], { input: camera.replace('  source:', '  bogus: 1\n  source:') });
   assert.equal(unknown.code, 1);
@@ -139,4 +139,17 @@ test('strict field validation rejects unknown fields of CRDs and built-in kinds,
   const warned = await f.kubectl(['apply', '--validate=warn', '-f', '-'], { input: deployment });
   assert.equal(warned.code, 0, warned.stderr);
   assert.match(warned.stderr, /unknown field "spec.template.spec.containers\[0\].imagePolicy"/);
+});
+
+test('kubectl apply --server-side takes over what it applied client-side, but conflicts with a kubectl scale since', async (t) => {
+  const f = await startEmulatorFixture(t);
+  const manifest = await readFile(join(FIXTURES, 'web.yaml'), 'utf8');
+  ok(await f.kubectl(['apply', '-f', '-'], { input: manifest }), 'client-side apply');
+  ok(await f.kubectl(['apply', '--server-side', '-f', '-'], { input: manifest.replace('replicas: 2', 'replicas: 4') }), 'server-side apply after client-side apply');
+  assert.equal(ok(await f.kubectl(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}']), 'replicas'), '4');
+  ok(await f.kubectl(['scale', 'deployment', 'web', '--replicas=7']), 'scale');
+  const conflict = await f.kubectl(['apply', '--server-side', '-f', '-'], { input: manifest.replace('replicas: 2', 'replicas: 5') });
+  assert.notEqual(conflict.code, 0);
+  assert.match(conflict.stderr, /Apply failed with 1 conflict: conflict with "kubectl".*: \.spec\.replicas/);
+  assert.equal(ok(await f.kubectl(['get', 'deploy', 'web', '-o', 'jsonpath={.spec.replicas}']), 'replicas'), '7');
 });

@@ -43,7 +43,7 @@ export async function openWatch(url: string, token: string, accept?: string): Pr
     get ended() {
       return ended;
     },
-    waitFor: (pred, what, timeoutMs = 10_000) => waitUntil(() => pred(events), timeoutMs, what, 20),
+    waitFor: (pred, what, timeoutMs = 30_000) => waitUntil(() => pred(events), timeoutMs, what, 20),
     close: () => controller.abort(),
   };
 }

@@ -1,0 +1,66 @@
+// Informer against the emulator: list+watch into the cache, and back in step after dropped watches, 410 Gone and 500s.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startKubeEmulator } from '@vigil/testing/kube-emulator';
+import { waitUntil } from '@vigil/testing/processes';
+import { tempDir } from '@vigil/testing/temp-dir';
+import { systemClock } from '../../src/clock.js';
+import { KubeClient } from '../../src/kube/client.js';
+import { Resources } from '../../src/kube/resources.js';
+import type { ConfigMap } from '../../src/kube/types.js';
+import { Informer } from '../../src/runtime/informer.js';
+
+test('the cache follows creates, updates and deletes, and recovers from dropped watches, 410 Gone and 500s', async (t) => {
+  const dir = await tempDir(t, 'vigil-informer-');
+  const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'kubeconfig') });
+  t.after(() => emulator.close());
+  const kc = new KubeConfig();
+  kc.loadFromFile(join(dir, 'kubeconfig'));
+  const client = new KubeClient(kc);
+  t.after(() => client.close());
+  await client.create(Resources.configMaps, { metadata: { name: 'before', namespace: 'default' }, data: { a: '1' } } as ConfigMap);
+
+  const informer = new Informer<ConfigMap>('configmaps', client, Resources.configMaps, pino({ level: 'silent' }), systemClock, { namespace: 'default', minRetryMs: 100, maxRetryMs: 500 });
+  const changed: string[] = [];
+  informer.onChange((key) => changed.push(key));
+  informer.start();
+  t.after(() => informer.stop());
+  await informer.waitForSync();
+  assert.equal(informer.get('default/before')?.data?.a, '1');
+
+  const put = async (name: string, value: string) => {
+    const cur = await client.get<ConfigMap>(Resources.configMaps, 'default', name);
+    if (cur) await client.replace(Resources.configMaps, { ...cur, data: { a: value } });
+    else await client.create(Resources.configMaps, { metadata: { name, namespace: 'default' }, data: { a: value } } as ConfigMap);
+  };
+  const seen = (name: string, value: string | undefined) => waitUntil(() => informer.get(`default/${name}`)?.data?.a === value, 10_000, `${name}=${value} in the cache`, 50);
+
+  await put('one', '1');
+  await seen('one', '1');
+  await put('one', '2');
+  await seen('one', '2');
+  await client.delete(Resources.configMaps, 'default', 'before');
+  await seen('before', undefined);
+  assert.ok(changed.includes('default/one') && changed.includes('default/before'));
+
+  emulator.faults.dropWatches();
+  await put('two', '1');
+  await seen('two', '1');
+
+  const listsBefore = informer.stats.lists;
+  emulator.faults.compactHistory();
+  emulator.faults.dropWatches();
+  await put('three', '1');
+  await seen('three', '1');
+  await waitUntil(() => informer.stats.gone > 0 && informer.stats.lists > listsBefore, 10_000, 'a 410 and a re-list');
+
+  emulator.faults.failRequests({ status: 500, forMs: 1500 });
+  emulator.faults.dropWatches();
+  await new Promise((r) => setTimeout(r, 1600));
+  await put('four', '1');
+  await seen('four', '1');
+  assert.ok(informer.stats.errors > 0);
+});

@@ -1,0 +1,50 @@
+// Runs the real kubectl and helm against an emulator's kubeconfig, with a private HOME so discovery caches and helm state stay apart.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { helmPath, kubectlPath } from '../kube-tools.js';
+
+export interface CommandResult {
+  /** The exit code (1 when the command could not run or timed out). */
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  kubeconfig: string;
+  /** HOME for the command (kubectl's cache, helm's config); a directory the caller owns. */
+  home: string;
+  input?: string;
+  timeoutMs?: number;
+}
+
+function environment(o: CliOptions): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: o.home,
+    KUBECONFIG: o.kubeconfig,
+    HELM_CACHE_HOME: join(o.home, '.cache/helm'),
+    HELM_CONFIG_HOME: join(o.home, '.config/helm'),
+    HELM_DATA_HOME: join(o.home, '.local/share/helm'),
+  };
+}
+
+function run(file: string, args: string[], o: CliOptions): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const child = execFile(file, args, { env: environment(o), timeout: o.timeoutMs ?? 90_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+    child.stdin?.end(o.input);
+  });
+}
+
+/** kubectl 1.35 with `args`; never throws for a non-zero exit (look at `code`). */
+export function runKubectl(args: string[], o: CliOptions): Promise<CommandResult> {
+  return run(kubectlPath(), args, o);
+}
+
+/** helm 4 with `args`; never throws for a non-zero exit (look at `code`). */
+export function runHelm(args: string[], o: CliOptions): Promise<CommandResult> {
+  return run(helmPath(), args, { ...o, timeoutMs: o.timeoutMs ?? 180_000 });
+}
