@@ -91,17 +91,34 @@ export class KubeClient {
       headers['content-length'] = body.length;
     }
     const timeoutMs = opts.timeoutMs ?? this.requestTimeoutMs;
-    const signal = opts.signal ? AbortSignal.any([opts.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = transport.request(url, { method, headers, agent, signal }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
+    // A local controller, not AbortSignal.any(): the caller's signal lives as long as the leadership, and every
+    // request would otherwise leave a listener on it.
+    const local = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      local.abort();
+    }, timeoutMs);
+    const onAbort = () => local.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) local.abort();
+    let answer: { status: number; text: string };
+    try {
+      answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const req = transport.request(url, { method, headers, agent, signal: local.signal }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        });
+        req.on('error', (err) => reject(timedOut ? new ApiError(0, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`) : err));
+        req.end(body);
       });
-      req.on('error', (err) => reject(signal.aborted && !opts.signal?.aborted ? new ApiError(0, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`) : err));
-      req.end(body);
-    });
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+    const { status, text } = answer;
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);

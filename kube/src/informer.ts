@@ -75,6 +75,8 @@ export class Informer<T extends KubeObject> {
     const old = this.store.get(key);
     if (old && isOlder(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
     this.store.set(key, obj);
+    // A local write is a change like any other: the handlers hear of it now, and not again when the watch echoes it.
+    if (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit(key, obj, old);
   }
 
   start(): void {
@@ -146,8 +148,15 @@ export class Informer<T extends KubeObject> {
   private watchOnce(): Promise<unknown> {
     this.stats.watches++;
     const timeoutSeconds = this.opts.watchTimeoutSeconds ?? 240 + Math.floor(Math.random() * 60);
-    return new Promise<unknown>((resolve) => {
+    return new Promise<unknown>((done) => {
       let failure: unknown;
+      const onStop = () => resolve(undefined);
+      // One listener per watch on the informer's stop signal, removed when the watch ends (no leak across re-watches).
+      const resolve = (value: unknown) => {
+        this.stop$.signal.removeEventListener('abort', onStop);
+        done(value);
+      };
+      this.stop$.signal.addEventListener('abort', onStop, { once: true });
       this.watch = this.client.watch(
         this.type,
         { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, resourceVersion: this.resourceVersion, timeoutSeconds },
@@ -162,7 +171,6 @@ export class Informer<T extends KubeObject> {
         (err) => resolve(failure ?? err),
       );
       if (this.stopped) this.watch.abort();
-      this.stop$.signal.addEventListener('abort', () => resolve(undefined), { once: true });
     });
   }
 
@@ -184,7 +192,7 @@ export class Informer<T extends KubeObject> {
     }
     if (old && isOlder(o.metadata.resourceVersion, old.metadata.resourceVersion)) return undefined;
     this.store.set(key, o);
-    this.emit(key, o, old);
+    if (!old || old.metadata.resourceVersion !== o.metadata.resourceVersion) this.emit(key, o, old);
     return undefined;
   }
 

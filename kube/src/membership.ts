@@ -36,6 +36,8 @@ export function nodeViews(
   nodeOf: (name: string) => Node | undefined,
   now: number,
   silenceMs: number,
+  /** The URL to use while the recorder has not written its own status.url yet (its per-node Service). */
+  defaultUrl?: (name: string) => string,
 ): NodeView[] {
   return recorderNodes
     .filter((rn) => !rn.metadata.deletionTimestamp)
@@ -52,7 +54,8 @@ export function nodeViews(
       };
       const hb = fromApiTime(lease?.spec?.renewTime ?? undefined);
       if (hb !== undefined) view.lastHeartbeat = hb;
-      if (rn.status?.url) view.url = rn.status.url;
+      const url = rn.status?.url || defaultUrl?.(name);
+      if (url) view.url = url;
       return view;
     })
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -2,13 +2,10 @@
 // leader election → controllers; SIGTERM releases the leader Lease; losing leadership ends the process (exit 1).
 import { OPERATOR_LEASE_NAME } from '@vigil/crds';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { systemClock, type Clock } from './clock.js';
+import { systemClock, type Clock, KubeClient, loadKubeConfig, Resources, type Lease } from '@vigil/kube';
 import { defaultIdentity, parseFlags, UsageError, USAGE } from './config/flags.js';
 import { loadSettings, SettingsError } from './config/settings.js';
 import { parseLabelSelector, SelectorError } from './controllers/label-selector.js';
-import { KubeClient, loadKubeConfig } from './kube/client.js';
-import { Resources } from './kube/resources.js';
-import type { Lease } from './kube/types.js';
 import { createLogger } from './log.js';
 import { OperatorMetrics } from './metrics.js';
 import { Operator } from './operator.js';

@@ -2,17 +2,12 @@
 // (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes.
 import { nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
 import type { Logger } from 'pino';
-import type { Clock } from './clock.js';
+import { type Clock, type KubeClient, Resources, type ConfigMap, type Ingress, type KubeObject, type Lease, type Node, type Pod, type Service, Informer, isOnline } from '@vigil/kube';
 import type { Settings } from './config/settings.js';
-import type { KubeClient } from './kube/client.js';
-import { Resources } from './kube/resources.js';
-import type { ConfigMap, Ingress, KubeObject, Lease, Node, Pod, Service } from './kube/types.js';
 import type { OperatorMetrics } from './metrics.js';
 import { Controller } from './runtime/controller.js';
-import { Informer } from './runtime/informer.js';
 import { WorkQueue } from './runtime/workqueue.js';
 import { ASSIGNMENT_KEY, reconcileAssignmentFor } from './controllers/assignment.js';
-import { isOnline } from './desired/cluster.js';
 import type { Caches, ControllerContext } from './controllers/context.js';
 import { EventRecorder } from './controllers/events.js';
 import { PodTemplates } from './controllers/pod-templates.js';

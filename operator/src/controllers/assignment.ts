@@ -2,12 +2,9 @@
 // caches, writes each changed Camera status once (read-modify-write; a 409 requeues the pass), records Events,
 // moves and failover seconds, and keeps the quorum and cameras-by-phase metrics.
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
-import { isConflict, isNotFound } from '../kube/client.js';
-import { Resources } from '../kube/resources.js';
-import { keyOf } from '../kube/types.js';
+import { isConflict, isNotFound, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
 import { planAssignment, type CameraDecision } from '../desired/assignment.js';
 import { desiredCameraStatus, nextPhaseChangeIn, sameStatus } from '../desired/camera-status.js';
-import { nodeViews, type NodeView } from '../desired/cluster.js';
 import { advertiseUrl } from '../desired/urls.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { nsKey, type ControllerContext } from './context.js';

@@ -1,12 +1,9 @@
 // What every controller is handed: the caches (informers), the client, the settings and the seams (clock, log, metrics, events).
 import type { Camera, RecorderNode } from '@vigil/crds';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clock, KubeClient, ConfigMap, Ingress, Lease, Node, Pod, Service, Informer } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
-import type { KubeClient } from '../kube/client.js';
-import type { ConfigMap, Ingress, Lease, Node, Pod, Service } from '../kube/types.js';
 import type { OperatorMetrics } from '../metrics.js';
-import type { Informer } from '../runtime/informer.js';
 import type { EventRecorder } from './events.js';
 
 export interface Caches {

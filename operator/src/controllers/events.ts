@@ -2,10 +2,7 @@
 // release namespace; written in the background so that a failing Event never holds up a reconcile.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { toApiTime, toMicroTime, type Clock } from '../clock.js';
-import type { KubeClient } from '../kube/client.js';
-import { Resources } from '../kube/resources.js';
-import type { CoreEvent, KubeObject } from '../kube/types.js';
+import { toApiTime, toMicroTime, type Clock, type KubeClient, Resources, type CoreEvent, type KubeObject } from '@vigil/kube';
 
 export const COMPONENT = 'vigil-operator';
 

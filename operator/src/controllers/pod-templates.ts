@@ -1,7 +1,7 @@
 // The current recorder Pod template of each node: settings + the recorder ConfigMap's content hash.
 import type { RecorderNode } from '@vigil/crds';
 import { configMapHash, desiredPod, templateHashOf } from '../desired/pod.js';
-import type { Pod } from '../kube/types.js';
+import type { Pod } from '@vigil/kube';
 import { nsKey, type ControllerContext } from './context.js';
 
 export class PodTemplates {

@@ -2,8 +2,7 @@
 // written once per pass (read-modify-write with the resourceVersion); Events when a node goes silent, comes back,
 // or changes membership.
 import { nodeLeaseName, type RecorderNode } from '@vigil/crds';
-import { isNotFound } from '../kube/client.js';
-import { Resources } from '../kube/resources.js';
+import { isNotFound, Resources } from '@vigil/kube';
 import { sameStatus } from '../desired/camera-status.js';
 import { recorderName } from '../desired/names.js';
 import { desiredRecorderNodeStatus } from '../desired/recorder-node-status.js';

@@ -1,8 +1,7 @@
 // Kubernetes Node → RecorderNode: every eligible Node (--node-selector) gets a RecorderNode with member: true.
 // A RecorderNode is never deleted here: its node's archive and name outlive the Node object (spec "Restoring a node").
 import { API_VERSION, Labels, RECORDER_NODE_KIND, type RecorderNode } from '@vigil/crds';
-import { isAlreadyExists } from '../kube/client.js';
-import { Resources } from '../kube/resources.js';
+import { isAlreadyExists, Resources } from '@vigil/kube';
 import type { ReconcileResult } from '../runtime/controller.js';
 import type { ControllerContext } from './context.js';
 import { MANAGED_BY } from '../desired/names.js';

@@ -1,10 +1,7 @@
 // One recorder Pod, one Service and (with a host template) one Ingress per RecorderNode; a changed Pod template is
 // rolled one node at a time: the next Pod is replaced only when every rolled Pod is Ready and its node online.
 import { nodeLeaseName, type RecorderNode } from '@vigil/crds';
-import { isAlreadyExists, isNotFound } from '../kube/client.js';
-import { Resources } from '../kube/resources.js';
-import type { Ingress, Pod, Service } from '../kube/types.js';
-import { isOnline } from '../desired/cluster.js';
+import { isAlreadyExists, isNotFound, Resources, type Ingress, type Pod, type Service, isOnline } from '@vigil/kube';
 import { RECORDER_LABEL, recorderName } from '../desired/names.js';
 import { isPodReady, templateHashOf } from '../desired/pod.js';
 import { desiredIngress, desiredService } from '../desired/service.js';

@@ -2,8 +2,7 @@
 // stable; nothing assigned or moved without quorum; an offline owner's cameras move at once; a planned move (owner
 // online but no longer allowed) is make-before-break through `handoverFrom`.
 import { CAMERA_ID_PATTERN, CameraReason, type Camera } from '@vigil/crds';
-import { keyOf } from '../kube/types.js';
-import { quorumOf, type NodeView, type Quorum } from './cluster.js';
+import { keyOf, quorumOf, type NodeView, type Quorum } from '@vigil/kube';
 
 export type Move =
   /** Nothing changed. */

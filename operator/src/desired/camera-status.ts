@@ -1,9 +1,8 @@
 // Camera + its assignment decision → the Camera's status as the operator writes it (node, url, phase, Assigned,
 // handoverFrom, lastMoveTime, observedGeneration); the recorder's Recording condition and recordingNode are kept.
 import { CameraCondition, CameraReason, type Camera, type CameraPhase, type CameraStatus } from '@vigil/crds';
-import { fromApiTime, toApiTime } from '../clock.js';
+import { fromApiTime, toApiTime, type NodeView } from '@vigil/kube';
 import type { CameraDecision } from './assignment.js';
-import type { NodeView } from './cluster.js';
 import { findCondition, setCondition } from './conditions.js';
 
 /** A node that says it cannot record a camera for this long makes it Failed. */

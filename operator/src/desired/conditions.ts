@@ -1,6 +1,6 @@
 // Condition lists: set one condition by type, keeping lastTransitionTime unless the status changes.
 import type { Condition } from '@vigil/crds';
-import { toApiTime } from '../clock.js';
+import { toApiTime } from '@vigil/kube';
 
 export function setCondition(list: Condition[] | undefined, next: Omit<Condition, 'lastTransitionTime'>, now: number): Condition[] {
   const conditions = [...(list ?? [])];

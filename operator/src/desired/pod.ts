@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { V1Container, V1EnvVar, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { TEMPLATE_HASH_ANNOTATION, type RecorderNode } from '@vigil/crds';
 import type { Settings } from '../config/settings.js';
-import type { Pod } from '../kube/types.js';
+import type { Pod } from '@vigil/kube';
 import { recorderLabels, recorderName } from './names.js';
 import { ownerOf } from './owner.js';
 import { advertiseUrl, publicUrl } from './urls.js';

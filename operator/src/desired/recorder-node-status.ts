@@ -1,8 +1,7 @@
 // RecorderNode + its heartbeat Lease + its Pod → the status fields the operator owns (online, lastHeartbeat, Online,
 // Ready and Rolled conditions, observedGeneration); url, publicUrl, version and cameras are the recorder's and kept.
 import { RecorderNodeCondition, type RecorderNode, type RecorderNodeStatus } from '@vigil/crds';
-import type { Lease, Pod } from '../kube/types.js';
-import { isOnline } from './cluster.js';
+import { type Lease, type Pod, isOnline } from '@vigil/kube';
 import { setCondition } from './conditions.js';
 import { isPodReady, templateHashOf } from './pod.js';
 

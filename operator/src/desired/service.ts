@@ -2,7 +2,7 @@
 // template, its Ingress rule (one host per node).
 import type { RecorderNode } from '@vigil/crds';
 import type { Settings } from '../config/settings.js';
-import type { Ingress, Service } from '../kube/types.js';
+import type { Ingress, Service } from '@vigil/kube';
 import { RECORDER_LABEL, recorderLabels, recorderName } from './names.js';
 import { ownerOf } from './owner.js';
 import { publicHost } from './urls.js';

@@ -1,7 +1,7 @@
 // Controller: runs a reconcile function over the keys of its work queue with a few workers, one reconcile per key at a
 // time; a failed reconcile is retried with the key's backoff, a successful one may ask to run again after a delay.
 import type { Logger } from 'pino';
-import { isConflict } from '../kube/client.js';
+import { isConflict } from '@vigil/kube';
 import type { OperatorMetrics } from '../metrics.js';
 import type { WorkQueue } from './workqueue.js';
 

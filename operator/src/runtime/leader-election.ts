@@ -4,8 +4,7 @@
 // Expiry is judged by the local clock from the moment this process last saw the record change (not by the record's
 // renewTime), so clock skew between machines cannot make two leaders.
 import type { Logger } from 'pino';
-import { toMicroTime, type Clock } from '../clock.js';
-import type { Lease } from '../kube/types.js';
+import { toMicroTime, type Clock, type Lease } from '@vigil/kube';
 
 /** What leader election needs of the API: one Lease, read and written with its resourceVersion. */
 export interface LeaseStore {

@@ -1,6 +1,6 @@
 // A de-duplicating work queue keyed by object: one pending entry per key, one reconcile per key at a time, delayed
 // re-adds and per-key exponential backoff (client-go workqueue / controller-runtime semantics).
-import type { Clock } from '../clock.js';
+import type { Clock } from '@vigil/kube';
 
 export interface BackoffOptions {
   baseMs: number;

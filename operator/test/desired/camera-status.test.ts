@@ -1,7 +1,7 @@
 // desiredCameraStatus and cameraPhase: the operator's fields, the recorder's kept, phases by the contract.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toApiTime } from '../../src/clock.js';
+import { toApiTime } from '@vigil/kube';
 import { cameraPhase, desiredCameraStatus, nextPhaseChangeIn, sameStatus } from '../../src/desired/camera-status.js';
 import { camera, node } from '../support/objects.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { LeaderElector, type LeaseStore } from '../../src/runtime/leader-election.js';
-import type { Lease } from '../../src/kube/types.js';
+import type { Lease } from '@vigil/kube';
 import { FakeClock, settle } from '../support/fake-clock.js';
 
 class MemoryLeaseStore implements LeaseStore {

@@ -1,7 +1,7 @@
 // WorkQueue: de-duplication, one reconcile per key at a time, re-adds while active, delays and backoff.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { systemClock } from '../../src/clock.js';
+import { systemClock } from '@vigil/kube';
 import { WorkQueue } from '../../src/runtime/workqueue.js';
 
 test('a key added many times waits once; keys come out in order', async () => {

@@ -1,5 +1,5 @@
 // A Clock for unit tests: time moves only when the test advances it; sleepers wake in time order.
-import type { Clock } from '../../src/clock.js';
+import type { Clock } from '@vigil/kube';
 
 export class FakeClock implements Clock {
   private sleepers: Array<{ at: number; resolve: () => void }> = [];

@@ -1,8 +1,6 @@
 // Builders of Camera, RecorderNode, Lease and Node objects for the unit tests.
 import type { Camera, CameraSpec, CameraStatus, RecorderNode } from '@vigil/crds';
-import { toMicroTime } from '../../src/clock.js';
-import type { NodeView } from '../../src/desired/cluster.js';
-import type { Lease } from '../../src/kube/types.js';
+import { toMicroTime, type NodeView, type Lease } from '@vigil/kube';
 
 export function camera(name: string, status: CameraStatus = {}, spec: Partial<CameraSpec> = {}, generation = 1): Camera {
   return {

@@ -1,14 +1,9 @@
 // Runs the real kubectl and helm against an emulator's kubeconfig, with a private HOME so discovery caches and helm state stay apart.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { runCommand, type CommandResult } from '../command.js';
 import { helmPath, kubectlPath } from '../kube-tools.js';
 
-export interface CommandResult {
-  /** The exit code (1 when the command could not run or timed out). */
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type { CommandResult };
 
 export interface CliOptions {
   kubeconfig: string;
@@ -30,13 +25,7 @@ function environment(o: CliOptions): NodeJS.ProcessEnv {
 }
 
 function run(file: string, args: string[], o: CliOptions): Promise<CommandResult> {
-  return new Promise((resolve) => {
-    const child = execFile(file, args, { env: environment(o), timeout: o.timeoutMs ?? 90_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-    child.stdin?.end(o.input);
-  });
+  return runCommand(file, args, { env: environment(o), timeoutMs: o.timeoutMs ?? 90_000, ...(o.input === undefined ? {} : { input: o.input }) });
 }
 
 /** kubectl 1.35 with `args`; never throws for a non-zero exit (look at `code`). */

@@ -7,11 +7,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startKubeEmulator } from '@vigil/testing/kube-emulator';
 import { waitUntil } from '@vigil/testing/processes';
 import { tempDir } from '@vigil/testing/temp-dir';
-import { systemClock } from '../../src/clock.js';
-import { KubeClient } from '../../src/kube/client.js';
-import { Resources } from '../../src/kube/resources.js';
-import type { ConfigMap } from '../../src/kube/types.js';
-import { Informer } from '../../src/runtime/informer.js';
+import { Informer, KubeClient, Resources, systemClock, type ConfigMap } from '../src/index.js';
 
 test('the cache follows creates, updates and deletes, and recovers from dropped watches, 410 Gone and 500s', async (t) => {
   const dir = await tempDir(t, 'vigil-informer-');
