@@ -1,19 +1,15 @@
 // An emulated Vigil cluster for tests: the Kubernetes API emulator, the generated CRDs applied with real kubectl, a namespace,
 // the operator's and the recorders' ServiceAccounts with exactly the chart's RBAC rules, their kubeconfigs and a settings file.
-import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import type { TestContext } from 'node:test';
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
 import type { Camera, RecorderNode } from '@vigil/crds';
 import { parse } from 'yaml';
-import { startKubeEmulator, type KubeEmulator } from './kube-emulator.js';
-import { kubectlPath } from './kube-tools.js';
-import { tempDir } from './temp-dir.js';
-
-const run = promisify(execFile);
+import { ok } from './command.js';
+import { startEmulatedCluster } from './emulated-cluster.js';
+import type { KubeEmulator } from './kube-emulator.js';
 
 /** The repository root (this file is compiled to testing/dist/src/). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -78,10 +74,9 @@ export interface TestClusterOptions {
 
 /** Starts an emulator with the CRDs, a namespace, the recorder ConfigMap and both ServiceAccounts with the chart's RBAC. */
 export async function startTestCluster(t: TestContext, opts: TestClusterOptions = {}): Promise<TestCluster> {
-  const dir = await tempDir(t, 'vigil-cluster-test-');
-  const adminKubeconfig = join(dir, 'admin.kubeconfig');
-  const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: adminKubeconfig });
-  t.after(() => emulator.close());
+  const emulated = await startEmulatedCluster(t);
+  const { emulator, dir } = emulated;
+  const adminKubeconfig = emulated.kubeconfig;
   const namespace = opts.namespace ?? 'vigil';
   const kc = new KubeConfig();
   kc.loadFromFile(adminKubeconfig);
@@ -89,7 +84,8 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
   const coordination = kc.makeApiClient(CoordinationV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
-  const kubectl = async (...args: string[]): Promise<string> => (await run(kubectlPath(), ['--kubeconfig', adminKubeconfig, ...args], { timeout: 30_000, env: { ...process.env, HOME: dir } })).stdout;
+  // The real kubectl, with a HOME of this test's own (its discovery cache never mixes emulators).
+  const kubectl = async (...args: string[]): Promise<string> => ok(await emulated.kubectl(args, { timeoutMs: 60_000 }), `kubectl ${args.join(' ')}`);
 
   // What a platform engineer types first: the CRDs.
   await kubectl('apply', '-f', CRD_DIR);

@@ -84,7 +84,8 @@ export async function startOperator(t: TestContext, cluster: TestCluster, identi
     const keep = process.env.VIGIL_TEST_OPERATOR_LOGS;
     if (keep) writeFileSync(join(keep, `${t.name.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 40)}-${identity}.log`), proc.logText());
   });
-  await waitUntil(() => proc.port !== 0 || proc.exitCode !== undefined, 15_000, `${identity} to listen`);
+  // Generous: loading client-node alone costs over a second of CPU, and the machine may be busy.
+  await waitUntil(() => proc.port !== 0 || proc.exitCode !== undefined, 60_000, `${identity} to listen`);
   if (proc.exitCode !== undefined) throw new Error(`${identity} exited with ${proc.exitCode}: ${proc.logText()}`);
   return proc;
 }

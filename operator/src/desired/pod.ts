@@ -68,6 +68,25 @@ function volumes(settings: Settings): { volumes: V1Volume[]; mounts: V1VolumeMou
   return { volumes, mounts };
 }
 
+/** The recorder runs as this user (the image's); hostPath folders are created root-owned, so an init container hands them over. */
+export const RECORDER_UID = 10001;
+
+/**
+ * Creates the hostPath roots and gives them to the recorder's user. Only the roots: an archive of millions of files
+ * is never walked, and everything below them was written by the recorder itself.
+ */
+function prepareDirs(settings: Settings, mounts: V1VolumeMount[]): V1Container {
+  const dirs = [MountPaths.recordings, MountPaths.data].join(' ');
+  return {
+    name: 'prepare-dirs',
+    image: settings.recorder.image,
+    imagePullPolicy: settings.recorder.imagePullPolicy,
+    command: ['sh', '-c', `mkdir -p ${dirs} && chown ${RECORDER_UID}:${RECORDER_UID} ${dirs}`],
+    securityContext: { runAsUser: 0, runAsNonRoot: false, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'], add: ['CHOWN'] } },
+    volumeMounts: mounts.filter((m) => m.name === 'recordings' || m.name === 'data'),
+  };
+}
+
 function container(nodeName: string, ctx: PodContext, settings: Settings, mounts: V1VolumeMount[]): V1Container {
   const r = settings.recorder;
   const c: V1Container = {
@@ -83,6 +102,7 @@ function container(nodeName: string, ctx: PodContext, settings: Settings, mounts
     readinessProbe: { httpGet: { path: '/api/health/ready', port: r.ports.api }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 },
     livenessProbe: { httpGet: { path: '/api/health/live', port: r.ports.api }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
     volumeMounts: mounts,
+    securityContext: { runAsUser: RECORDER_UID, runAsGroup: RECORDER_UID, runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
   };
   if (r.resources) c.resources = r.resources as V1Container['resources'];
   return c;
@@ -94,6 +114,7 @@ export function desiredPod(rn: RecorderNode, settings: Settings, ctx: PodContext
   const { volumes: vols, mounts } = volumes(settings);
   const spec: NonNullable<Pod['spec']> = {
     nodeName,
+    initContainers: [prepareDirs(settings, mounts)],
     containers: [container(nodeName, ctx, settings, mounts)],
     volumes: vols,
     terminationGracePeriodSeconds: settings.recorder.terminationGracePeriodSeconds,

@@ -52,6 +52,20 @@ test('the Pod: pinned, owner, env with downward API, volumes, probes, grace peri
   assert.deepEqual(c.livenessProbe?.httpGet, { path: '/api/health/live', port: 9997 });
 });
 
+test('the recorder runs as its non-root user; an init container creates the hostPath roots and hands them to that user', () => {
+  const spec = desiredPod(recorderNode('node-1'), settings, ctx).spec!;
+  const c = spec.containers[0]!;
+  assert.deepEqual([c.securityContext?.runAsUser, c.securityContext?.runAsNonRoot, c.securityContext?.allowPrivilegeEscalation], [10001, true, false]);
+  const init = spec.initContainers?.[0];
+  assert.ok(init !== undefined);
+  assert.equal(init.image, c.image, 'the same image');
+  assert.equal(init.securityContext?.runAsUser, 0);
+  // It sets its own command: the image's entrypoint is the recorder.
+  assert.deepEqual(init.command?.slice(0, 2), ['sh', '-c']);
+  assert.match(init.command?.[2] ?? '', /^mkdir -p \/var\/lib\/vigil\/recordings \/var\/lib\/vigil\/data && chown 10001:10001 \/var\/lib\/vigil\/recordings \/var\/lib\/vigil\/data$/);
+  assert.deepEqual((init.volumeMounts ?? []).map((m) => [m.name, m.mountPath]), [['recordings', '/var/lib/vigil/recordings'], ['data', '/var/lib/vigil/data']]);
+});
+
 test('the template hash changes with the ConfigMap content and the settings, not otherwise', () => {
   const rn = recorderNode('node-1');
   const h = templateHashOf(desiredPod(rn, settings, ctx));

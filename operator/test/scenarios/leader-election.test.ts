@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from '../support/fake-recorders.js';
-import { startTestCluster } from '../support/kube-cluster.js';
-import { startOperator, type OperatorProcess } from '../support/operator-process.js';
+import { startTestCluster } from '@vigil/testing/kube-cluster';
+import { startOperator, type OperatorProcess } from '@vigil/testing/operator-process';
 import { applyCameras, assertNoForbidden, assertRecordersAllowed, waitForCameras } from '../support/scenario.js';
 
 async function waitForLeader(proc: OperatorProcess, timeoutMs: number): Promise<number> {
@@ -21,7 +21,7 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   await Promise.all(recorders.map((r) => r.start()));
   const kubeconfigs = new Map<string, { path: string; token: string }>();
   const start = async (id: string) => {
-    const kc = await cluster.operatorKubeconfigFor(id);
+    const kc = await cluster.kubeconfigFor('vigil-operator', id);
     kubeconfigs.set(id, kc);
     return startOperator(t, cluster, id, [], kc.path);
   };

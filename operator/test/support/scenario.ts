@@ -6,8 +6,8 @@ import type { TestContext } from 'node:test';
 import type { Camera } from '@vigil/crds';
 import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from './fake-recorders.js';
-import { camerasYaml, startTestCluster, type TestCluster } from './kube-cluster.js';
-import { startOperator, type OperatorProcess } from './operator-process.js';
+import { camerasYaml, startTestCluster, type TestCluster } from '@vigil/testing/kube-cluster';
+import { startOperator, type OperatorProcess } from '@vigil/testing/operator-process';
 
 export interface Scenario {
   cluster: TestCluster;
