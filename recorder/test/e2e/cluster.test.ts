@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Camera } from '@vigil/crds';
 import { waitUntil } from '@vigil/testing/processes';
-import { archiveGap, listArchive, recordingRows } from './cluster-archive.js';
+import { listSegments } from '@vigil/testing/cluster-scenario';
+import { archiveGap, nodeDriver, recordingRows } from './cluster-archive.js';
 import { CAMERA_PASSWORD, cameraManifests, startLoopbackCluster, TOKENS, type LoopbackCluster } from './cluster-fixture.js';
 
 const NODES = ['node-a', 'node-b', 'node-c'];
@@ -61,8 +62,9 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     const redirected = await fx.api('node-b', path, { token: TOKENS.viewer });
     assert.equal(redirected.status, 307);
     assert.equal(redirected.location, `${fx.pods.get('node-a')?.url}${path}`);
-    const listing = await listArchive(fx, 'node-c', camera, Date.now() - 600_000, Date.now() + 60_000);
-    assert.ok(listing.some((s) => s.isOpen), 'the owner adds its open segment');
+    const { archive: listing, hops } = await listSegments(nodeDriver(fx, 'node-c'), camera, Date.now() / 1000 - 600, Date.now() / 1000 + 60);
+    assert.deepEqual(hops.map((h) => new URL(h).origin), [fx.pods.get('node-c')?.url, fx.pods.get('node-a')?.url], 'asked node-c, sent to node-a');
+    assert.ok(listing.some((s) => s.is_open), 'the owner adds its open segment');
     const current = await fx.api('node-c', `/api/archive/${camera}/current`, { token: TOKENS.viewer });
     assert.equal(current.status, 307);
     const followed = await fetch(current.location as string, { headers: { authorization: `Bearer ${TOKENS.viewer}` } });

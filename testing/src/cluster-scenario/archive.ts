@@ -34,10 +34,14 @@ export function spansOf(archive: SegmentRecord[], nowSeconds: number): Span[] {
     .sort((a, b) => a.start - b.start || a.end - b.end);
 }
 
-/** The largest stretch inside [from, to] covered by no span (overlapping spans count as covered). */
+/**
+ * The largest stretch inside [from, to] covered by no span (overlapping spans count as covered). The window starts no
+ * earlier than the first span: a camera that began recording inside the window has no gap before its first segment.
+ */
 export function largestGap(spans: Span[], from: number, to: number): Gap {
   let best: Gap = { seconds: 0 };
-  let coveredUntil = from;
+  const first = spans.find((s) => s.end > from);
+  let coveredUntil = Math.max(from, first?.start ?? from);
   const consider = (start: number, end: number) => {
     const s = Math.max(start, from);
     const e = Math.min(end, to);

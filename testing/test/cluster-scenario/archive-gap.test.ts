@@ -34,3 +34,7 @@ test('only the window counts: a hole before `from` is not reported', () => {
   assert.equal(largestGap(spansOf(listing, T0 + 80), T0 + 62, T0 + 80).seconds, 0);
   assert.equal(largestGap(spansOf(listing, T0 + 80), T0, T0 + 80).seconds, 55);
 });
+
+test('a camera that began recording inside the window has no gap before its first segment', () => {
+  assert.equal(largestGap(spansOf([seg(10, 20), seg(20, 30, true)], T0 + 30), T0, T0 + 30).seconds, 0);
+});
