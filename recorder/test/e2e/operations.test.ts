@@ -149,3 +149,20 @@ test('readiness fails on its own when the recordings directory cannot be written
   assert.deepEqual(checks['license'], { valid: true }, 'no license file and license.required false: valid');
   await rec.waitForLog((l) => l.level === 50 && String(l['reason']).includes('ENOTDIR'));
 });
+
+test('a missing record_path (an unmounted disk): the metrics record answers 200 with storage 0, readiness names the directory', { timeout: 30_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const rec = await startRecorderProcess({ dir, config: { auth: { tokens: [{ name: 'wall', role: 'viewer', sha256: sha256(VIEWER) }] }, cameras: [] } });
+  t.after(() => rec.stop());
+  await rm(rec.recordPath, { recursive: true });
+  const record = await getJson(`${rec.url}/api/metrics`, VIEWER);
+  assert.equal(record.status, 200, JSON.stringify(record.body));
+  const m = record.body as Record<string, unknown>;
+  assert.equal(m['online'], true);
+  assert.equal(m['storage_free_gb'], 0);
+  assert.equal(m['storage_used_gb'], 0);
+  assert.ok(Number.isInteger(m['mem_total_gb']) && Number.isInteger(m['cpu_load']), 'the rest of the record is there');
+  await waitUntil(async () => (await getJson(`${rec.url}/api/health/ready`)).status === 503, 12_000, 'readiness to notice the directory');
+  const checks = await assertNotReady(rec, ['recordings_dir']);
+  assert.deepEqual(checks['recordings_dir'], { path: rec.recordPath, writable: false });
+});
