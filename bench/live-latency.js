@@ -2,7 +2,7 @@
 // camera-to-screen latency p50/p95 and the first picture's delay read from a time-stamped camera in a headless Chromium
 // tile meanwhile. These targets are measured here, not asserted by the test suite.
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
@@ -76,6 +76,7 @@ export async function run(opts, emit) {
   const camera = await startStampCamera(STREAM);
   const port = await freePort();
   const configFile = join(dir, 'config.yaml');
+  mkdirSync(join(dir, 'recordings')); // the recorder never creates record_path
   writeFileSync(configFile, [
     `listen: 127.0.0.1:${port}`,
     `record_path: ${join(dir, 'recordings')}`,

@@ -18,6 +18,7 @@ import { PtzService } from './ptz/ptz-service.js';
 import { SnapshotService } from './snapshot/snapshot-service.js';
 import type { CameraControl } from './http/services.js';
 import { OpenSegmentJournal } from './recording/open-journal.js';
+import { RecordPathWatch } from './recording/record-path-watch.js';
 import { remuxToProgressive } from './recording/remux.js';
 import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
@@ -49,7 +50,8 @@ export interface RunningRecorder {
 
 export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder> {
   const { config, log, registry } = deps;
-  await mkdir(config.record_path, { recursive: true });
+  const recordPath = new RecordPathWatch({ recordPath: config.record_path, log }); // never creates record_path
+  await recordPath.start();
   await mkdir(config.work_dir, { recursive: true });
   const remux = (part: string, final: string): Promise<void> => remuxToProgressive(config.ffmpeg_path, part, final);
   const journal = new OpenSegmentJournal(config.work_dir);
@@ -74,6 +76,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     log,
     remux,
     onSegmentClosed: segmentClosed,
+    recordPathState: recordPath,
   });
   registry.publish(FILE_SOURCE, camerasFromConfig(config));
   await db?.startCameraSource();
@@ -93,6 +96,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     },
   });
   const walking = catalog.startInitialWalk();
+  recordPath.onChange((present) => present && void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed')));
   const rescanTimer = setInterval(() => {
     void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed'));
   }, config.archive.rescan_minutes * 60_000);
@@ -160,6 +164,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     shutdown: async () => {
       clearInterval(retentionTimer);
       clearInterval(rescanTimer);
+      recordPath.stop();
       const closingServer = server.close();
       await jobs.close();
       await fleet.shutdown();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CAMERA_ID_PATTERN } from '../config/schema.js';
 import type { ClosedSegment } from '../recording/closed-segment.js';
+import { isRecordPathMissing } from '../recording/record-path-folders.js';
 import { DAY_FOLDER_PATTERN, parseSegmentFileName } from '../recording/segment-name.js';
 import { ArchiveDiskError } from './archive-errors.js';
 import type { SegmentIndex } from './segment-index.js';
@@ -64,15 +65,23 @@ export class ArchiveCatalog {
     if (error !== undefined) throw new ArchiveDiskError(`the archive of camera ${cameraId} cannot be read: ${error}`);
   }
 
-  /** Walks everything again; indexes files added by hand and forgets files removed by hand. */
+  /**
+   * Walks everything again; indexes files added by hand and forgets files removed by hand. While record_path is
+   * missing (an unmounted disk) nothing is forgotten: its files are not deleted, only out of reach.
+   */
   async rescan(): Promise<RescanResult> {
     await this.startInitialWalk();
+    const { recordPath, log } = this.#opts;
+    if (await isRecordPathMissing(recordPath)) {
+      log.warn({ record_path: recordPath }, 'archive rescan skipped: record_path is missing; the index keeps every segment it had');
+      return { added: 0, removed: 0 };
+    }
     const walkStarted = Date.now();
     this.#cameraList = undefined;
     const { index } = this.#opts;
     const cameras = new Set([...(await this.#cameras()), ...index.cameras()]);
     const added: ClosedSegment[] = [];
-    const removed: ClosedSegment[] = [];
+    const gone: ClosedSegment[] = [];
     for (const cameraId of cameras) {
       const seen = new Map<number, ClosedSegment>();
       const ok = await this.#walkCamera(cameraId, (seg) => seen.set(seg.sequence, seg));
@@ -87,14 +96,14 @@ export class ArchiveCatalog {
       }
       for (const [seq, seg] of known) {
         // A segment closed while this walk ran may be missing from it: keep those.
-        if (!seen.has(seq) && seg.end.getTime() < walkStarted) {
-          index.remove(cameraId, seg.filename);
-          removed.push(seg);
-        }
+        if (!seen.has(seq) && seg.end.getTime() < walkStarted) gone.push(seg);
       }
     }
+    // record_path may have vanished during the walk: then its files only look deleted.
+    const removed = gone.length > 0 && (await isRecordPathMissing(recordPath)) ? [] : gone;
+    for (const seg of removed) index.remove(seg.cameraId, seg.filename);
     if (added.length + removed.length > 0) {
-      this.#opts.log.info({ added: added.length, removed: removed.length }, 'archive rescan found files changed outside the recorder');
+      log.info({ added: added.length, removed: removed.length }, 'archive rescan found files changed outside the recorder');
       this.#opts.onReconciled?.(added, removed);
     }
     return { added: added.length, removed: removed.length };

@@ -3,6 +3,7 @@ import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ClosedSegment } from '../recording/closed-segment.js';
+import { isRecordPathMissing } from '../recording/record-path-folders.js';
 import type { DiskSpaceReader } from './disk-space.js';
 import type { SegmentIndex } from './segment-index.js';
 
@@ -44,6 +45,8 @@ export class RetentionCleaner {
 
   async #pass(): Promise<RetentionPass> {
     const result: RetentionPass = { deletedForAge: 0, deletedForSpace: 0, freedBytes: 0 };
+    // An unmounted disk: its segments are out of reach, not deleted, and there is no free space to measure.
+    if (await isRecordPathMissing(this.#opts.recordPath)) return result;
     const now = (this.#opts.now ?? Date.now)();
     const { index } = this.#opts;
     for (const cameraId of index.cameras()) {
@@ -81,7 +84,8 @@ export class RetentionCleaner {
     try {
       await unlink(path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      // A file already gone counts as deleted, unless the whole record_path went with it (the disk was unmounted).
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || (await isRecordPathMissing(this.#opts.recordPath))) {
         this.#opts.log.error({ camera: segment.cameraId, filename: segment.filename, err: String(err) }, 'retention could not delete a segment');
         return false;
       }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { scanFragmentedFile } from '../media/fmp4-file.js';
 import type { ClosedSegment } from './closed-segment.js';
 import type { OpenSegmentEntry, OpenSegmentJournal } from './open-journal.js';
+import { isRecordPathMissing } from './record-path-folders.js';
 
 export interface RepairDeps {
   recordPath: string;
@@ -70,7 +71,13 @@ async function repairOne(entry: OpenSegmentEntry, deps: RepairDeps): Promise<Clo
 /** Repairs every segment the journal says was open; a file that cannot be repaired is logged and left in place. */
 export async function repairOpenSegments(deps: RepairDeps): Promise<RepairOutcome> {
   const outcome: RepairOutcome = { repaired: [], removed: [] };
-  for (const entry of await deps.journal.list()) {
+  const entries = await deps.journal.list();
+  if (entries.length > 0 && (await isRecordPathMissing(deps.recordPath))) {
+    // The files are on the missing disk: a file not found there is not "never written". Keep every entry.
+    deps.log.warn({ record_path: deps.recordPath, segments: entries.length }, 'record_path is missing: the segments left open by the previous run are repaired at the next start with record_path present');
+    return outcome;
+  }
+  for (const entry of entries) {
     try {
       const closed = await repairOne(entry, deps);
       if (closed === undefined) outcome.removed.push(entry.filename);

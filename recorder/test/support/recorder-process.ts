@@ -46,6 +46,8 @@ export interface StartOptions {
   /** Reuse a port (restart of the same node). */
   port?: number;
   waitListening?: boolean;
+  /** Make record_path before the start, as an installer does (default true): the recorder never creates it. */
+  createRecordPath?: boolean;
 }
 
 /** Starts the recorder; resolves once it logs that it listens (or exits, when waitListening is false). */
@@ -56,6 +58,7 @@ export async function startRecorderProcess(opts: StartOptions): Promise<Recorder
   const configFile = join(opts.dir, 'config.yaml');
   const confDir = join(opts.dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
+  if (opts.createRecordPath !== false) await mkdir(recordPath, { recursive: true });
   const writeConfig = async (config: Record<string, unknown>): Promise<void> => {
     await writeFile(configFile, stringify({ listen: `127.0.0.1:${port}`, metrics: { listen: '127.0.0.1:0' }, record_path: recordPath, work_dir: workDir, ...config }));
   };
