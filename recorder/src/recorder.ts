@@ -6,6 +6,7 @@ import { nodeClock } from './archive/day-clock.js';
 import { memoryArchiveSource } from './archive/memory-archive-source.js';
 import { readDiskSpace, type DiskSpaceReader } from './archive/disk-space.js';
 import { RetentionCleaner } from './archive/retention.js';
+import { SegmentEndCache } from './archive/segment-end-cache.js';
 import { SegmentIndex } from './archive/segment-index.js';
 import { FILE_SOURCE, camerasFromConfig } from './cameras/file-source.js';
 import type { CameraRegistry } from './cameras/registry.js';
@@ -88,6 +89,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     index,
     log,
     isOpen,
+    endCache: new SegmentEndCache(config.work_dir),
     onReconciled: (added, removed) => {
       void (async () => {
         for (const seg of added) await db?.segmentClosed(seg);

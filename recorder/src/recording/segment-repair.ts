@@ -3,9 +3,11 @@ import { access, open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { scanFragmentedFile } from '../media/fmp4-file.js';
+import { readMediaSeconds } from '../media/media-span.js';
 import type { ClosedSegment } from './closed-segment.js';
 import type { OpenSegmentEntry, OpenSegmentJournal } from './open-journal.js';
 import { isRecordPathMissing } from './record-path-folders.js';
+import { segmentEnd, stampSegmentEnd } from './segment-end-time.js';
 
 export interface RepairDeps {
   recordPath: string;
@@ -63,9 +65,16 @@ async function repairOne(entry: OpenSegmentEntry, deps: RepairDeps): Promise<Clo
   } else if (!(await exists(finalPath))) {
     return undefined; // the crash came before the first byte
   }
+  // The end comes from the media, never from the repair's own clock; the file's mtime is set to it.
+  seconds ??= await readMediaSeconds(finalPath);
   const st = await stat(finalPath);
-  const end = seconds === undefined ? new Date(Math.max(start.getTime(), st.mtimeMs)) : new Date(start.getTime() + Math.round(seconds * 1000));
-  return { cameraId: entry.cameraId, filename: entry.filename, start, end, sequence: entry.sequence, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) };
+  if (seconds === undefined) {
+    const end = new Date(Math.max(start.getTime(), st.mtimeMs));
+    return { cameraId: entry.cameraId, filename: entry.filename, start, end, sequence: entry.sequence, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) };
+  }
+  const end = segmentEnd(start, seconds);
+  await stampSegmentEnd(finalPath, st.atime, end);
+  return { cameraId: entry.cameraId, filename: entry.filename, start, end, sequence: entry.sequence, size: st.size, mtime: Math.floor(end.getTime() / 1000) };
 }
 
 /** Repairs every segment the journal says was open; a file that cannot be repaired is logged and left in place. */

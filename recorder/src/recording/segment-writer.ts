@@ -9,6 +9,7 @@ import type { StreamItem } from '../stream/stream-item.js';
 import type { ClosedSegment, OpenSegmentInfo } from './closed-segment.js';
 import type { OpenSegmentJournal } from './open-journal.js';
 import { ensureSegmentFolder, isRecordPathMissing, RecordPathMissingError } from './record-path-folders.js';
+import { segmentEnd, stampSegmentEnd } from './segment-end-time.js';
 import type { RecordPathState } from './record-path-watch.js';
 import { segmentRelativePath } from './segment-name.js';
 import type { SequenceStore } from './sequence-store.js';
@@ -202,14 +203,16 @@ export class SegmentWriter {
     if (format === 'mp4') await this.#opts.remux(seg.writtenPath, finalPath);
     const st = await stat(finalPath);
     const mediaSeconds = Number.isFinite(seg.mediaEnd - seg.firstDecodeTime) ? seg.mediaEnd - seg.firstDecodeTime : (this.#now() - seg.openedAt) / 1000;
+    const end = segmentEnd(seg.info.start, mediaSeconds);
+    await stampSegmentEnd(finalPath, st.atime, end);
     const closed: ClosedSegment = {
       cameraId: seg.info.cameraId,
       filename: seg.info.filename,
       start: seg.info.start,
-      end: new Date(seg.info.start.getTime() + Math.round(mediaSeconds * 1000)),
+      end,
       sequence: seg.info.sequence,
       size: st.size,
-      mtime: Math.floor(st.mtimeMs / 1000),
+      mtime: Math.floor(end.getTime() / 1000),
     };
     this.#closedCount++;
     log.info({ filename: closed.filename, size: closed.size, seconds: Math.round(mediaSeconds * 10) / 10 }, 'segment closed');
