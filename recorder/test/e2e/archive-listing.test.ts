@@ -92,10 +92,10 @@ test('listing rules in walk mode: windows, overlap, days on the viewer clock, or
   }
 
   // Paths the router itself rejects still get the error body: a broken escape, an over-long id, a traversal.
-  for (const [path, status] of [['/api/archive/%E0%A4%A/segments', 400], [`/api/archive/jobs/${'a'.repeat(120)}`, 414], ['/api/archive/..%2F..%2Fetc/segments', 400]] as const) {
+  for (const [path, status, code] of [['/api/archive/%E0%A4%A/segments', 400, 'bad_request'], [`/api/archive/jobs/${'a'.repeat(120)}`, 414, 'uri_too_long'], ['/api/archive/..%2F..%2Fetc/segments', 400, 'bad_request']] as const) {
     const r = await getJson(`${rec.url}${path}`);
     assert.equal(r.status, status, path);
-    assert.equal(typeof (r.body as { error?: { code?: unknown } }).error?.code, 'string', `${path}: ${JSON.stringify(r.body)}`);
+    assert.equal((r.body as { error?: { code?: unknown } }).error?.code, code, `${path}: ${JSON.stringify(r.body)}`);
   }
 
   // The recording camera: today's default window holds exactly one open segment, with its current size.
