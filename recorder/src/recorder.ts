@@ -98,7 +98,9 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     },
   });
   const walking = catalog.startInitialWalk();
-  recordPath.onChange((present) => present && void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed')));
+  recordPath.onChange((present) => {
+    if (present) void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed'));
+  });
   const rescanTimer = setInterval(() => {
     void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed'));
   }, config.archive.rescan_minutes * 60_000);
