@@ -59,7 +59,7 @@ test('record_path missing at start: the recorder runs, not ready, creates nothin
   const metrics = await getJson(`${rec.url}/api/metrics`);
   assert.equal(metrics.status, 200, JSON.stringify(metrics.body));
   assert.equal((metrics.body as { storage_free_gb: number }).storage_free_gb, 0);
-  assert.deepEqual(await readiness(rec), { status: 503, failed: ['recordings_dir'] });
+  await waitUntil(async () => JSON.stringify(await readiness(rec)) === JSON.stringify({ status: 503, failed: ['recordings_dir'] }), 10_000, 'readiness 503 naming recordings_dir');
 
   // The camera streams (live view works), but nothing is recorded and record_path is not created.
   await waitUntil(async () => ((await getJson(`${rec.url}/api/cameras`)).body as Array<{ state: string }>)[0]?.state === 'recording', 20_000, 'the camera streams');
@@ -81,15 +81,14 @@ test('record_path vanishing while recording: not recreated, nothing written else
   const rec = await startRecorderProcess({ dir, config: { auth: { disabled: true }, record: { segment_seconds: 1 }, archive: { rescan_minutes: 0.02 }, cameras: [CAMERA] } });
   t.after(() => rec.stop());
   await waitUntil(async () => (await closedSegments(rec)).length >= 3, 30_000, 'three closed segments');
-  assert.deepEqual(await readiness(rec), { status: 200, failed: [] });
+  await waitUntil(async () => (await readiness(rec)).status === 200, 10_000, 'ready while recording');
 
   // Unmount, as far as the recorder can tell: the directory and everything in it disappear from record_path.
   const away = join(dir, 'unmounted-disk');
   await rename(rec.recordPath, away);
   await rec.waitForLog((l) => l.level === 50 && typeof l.msg === 'string' && l.msg.startsWith(`record_path ${rec.recordPath} is missing`));
   await waitUntil(async () => !(await recording(rec)), 10_000, 'the open segment closed');
-  await waitUntil(async () => (await readiness(rec)).status === 503, 15_000, 'readiness to fail');
-  assert.deepEqual((await readiness(rec)).failed, ['recordings_dir']);
+  await waitUntil(async () => JSON.stringify((await readiness(rec)).failed) === '["recordings_dir"]', 15_000, 'readiness to fail on recordings_dir');
   // A rescan runs meanwhile and forgets nothing: the segments are out of reach, not deleted.
   await rec.waitForLog((l) => l.msg.startsWith('archive rescan skipped: record_path is missing'));
   const before = await closedSegments(rec);
