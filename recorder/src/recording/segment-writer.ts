@@ -101,14 +101,18 @@ export class SegmentWriter {
   async #write(fragment: MediaFragment, receivedAt: number): Promise<void> {
     if (!this.#mayWrite()) return;
     let seg = this.#open;
-    if (seg !== undefined && fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt)) {
-      this.#closeOpen();
-      seg = undefined;
-    }
-    if (seg === undefined) {
+    if (seg === undefined || (fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt))) {
       if (!fragment.keyframe || this.#init === undefined) return; // a segment starts on a keyframe
-      seg = await this.#openSegment(fragment, receivedAt);
-      if (seg === undefined) return;
+      // The next file is opened before the full one is closed: GET …/current never sees a gap between the two.
+      let next: OpenSegment | undefined;
+      try {
+        next = await this.#openSegment(fragment, receivedAt);
+      } finally {
+        this.#closeOpen();
+      }
+      if (next === undefined) return;
+      this.#open = next;
+      seg = next;
     }
     await seg.handle.writev(rebaseFragment(fragment.data, seg.offsets));
     seg.info.size += fragment.data.length;
@@ -170,7 +174,6 @@ export class SegmentWriter {
       openedAt: receivedAt,
       offsets: trackOffsetsFor(init, fragment.decodeTime),
     };
-    this.#open = seg;
     this.#opts.log.debug({ filename }, 'segment opened');
     return seg;
   }
