@@ -106,6 +106,7 @@ async function runVigil({ count, urls, dir, opts, freePort, nodeFlags = [] }) {
   const recDir = join(dir, 'rec');
   const confDir = join(dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
+  await mkdir(recDir, { recursive: true }); // the recorder never creates record_path
   const port = await freePort();
   const config = {
     listen: `127.0.0.1:${port}`,

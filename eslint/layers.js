@@ -23,7 +23,7 @@ export const RECORDER_LAYERS = {
   snapshot: ['cameras', 'util'],
   ptz: ['cameras', 'util'],
   db: ['cameras', 'config', 'recording', 'util'],
-  archive: ['cameras', 'config', 'db', 'recording', 'util'],
+  archive: ['cameras', 'config', 'db', 'media', 'recording', 'util'],
   jobs: ['media', 'peers', 'process', 'recording', 'util'],
   fleet: ['cameras', 'ingest', 'recording', 'stream', 'util'],
   cluster: ['archive', 'cameras', 'config', 'db', 'health', 'peers', 'recording', 'util'],

@@ -6,6 +6,7 @@ import { nodeClock } from './archive/day-clock.js';
 import { memoryArchiveSource } from './archive/memory-archive-source.js';
 import { readDiskSpace, type DiskSpaceReader } from './archive/disk-space.js';
 import { RetentionCleaner } from './archive/retention.js';
+import { SegmentEndCache } from './archive/segment-end-cache.js';
 import { SegmentIndex } from './archive/segment-index.js';
 import { FILE_SOURCE, camerasFromConfig } from './cameras/file-source.js';
 import type { CameraRegistry } from './cameras/registry.js';
@@ -26,6 +27,7 @@ import { fileClusterToken } from './peers/cluster-token.js';
 import { PtzService } from './ptz/ptz-service.js';
 import type { ClosedSegment } from './recording/closed-segment.js';
 import { OpenSegmentJournal } from './recording/open-journal.js';
+import { RecordPathWatch } from './recording/record-path-watch.js';
 import { remuxToProgressive } from './recording/remux.js';
 import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
@@ -74,7 +76,8 @@ function cameraControl(fleet: CameraFleet<CameraRuntime>, registry: CameraRegist
 export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder> {
   const { config, log, registry } = deps;
   const clock = deps.clock ?? systemClock;
-  await mkdir(config.record_path, { recursive: true });
+  const recordPath = new RecordPathWatch({ recordPath: config.record_path, log }); // never creates record_path
+  await recordPath.start();
   await mkdir(config.work_dir, { recursive: true });
   const remux = (part: string, final: string): Promise<void> => remuxToProgressive(config.ffmpeg_path, part, final);
   const journal = new OpenSegmentJournal(config.work_dir);
@@ -100,6 +103,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     remux,
     clock,
     onSegmentClosed: segmentClosed,
+    recordPathState: recordPath,
   };
   const fleet = new CameraFleet(registry, (camera) => new CameraRuntime(camera, runtimeDeps), log);
   registry.publish(FILE_SOURCE, camerasFromConfig(config));
@@ -112,6 +116,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     index,
     log,
     isOpen,
+    endCache: new SegmentEndCache(config.work_dir),
     onReconciled: (added, removed) => {
       void (async () => {
         for (const seg of added) await mode.segmentClosed(seg);
@@ -120,6 +125,9 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     },
   });
   const walking = catalog.startInitialWalk();
+  recordPath.onChange((present) => {
+    if (present) void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed'));
+  });
   const rescanTimer = clock.setInterval(() => {
     void catalog.rescan().catch((err: unknown) => log.error({ err: String(err) }, 'archive rescan failed'));
   }, config.archive.rescan_minutes * 60_000);
@@ -192,6 +200,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     shutdown: async () => {
       clock.clearInterval(retentionTimer);
       clock.clearInterval(rescanTimer);
+      recordPath.stop();
       const closingServer = server.close();
       await jobs.close();
       await fleet.shutdown();

@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CAMERA_ID_PATTERN } from '../config/schema.js';
 import type { ClosedSegment } from '../recording/closed-segment.js';
+import { isRecordPathMissing } from '../recording/record-path-folders.js';
 import { DAY_FOLDER_PATTERN, parseSegmentFileName } from '../recording/segment-name.js';
 import { ArchiveDiskError } from './archive-errors.js';
+import type { SegmentEndCache } from './segment-end-cache.js';
+import { SegmentEnds, type WalkedFile } from './segment-ends.js';
 import type { SegmentIndex } from './segment-index.js';
 
 const STAT_CONCURRENCY = 64;
@@ -16,6 +19,8 @@ export interface ArchiveCatalogOptions {
   log: Logger;
   /** Files being written right now are not closed segments. */
   isOpen(filename: string): boolean;
+  /** Media ends measured by earlier walks (work_dir/archive-ends); without it every start measures every file. */
+  endCache?: SegmentEndCache;
   /** Files found by a rescan that the index did not have, and indexed files that are gone. */
   onReconciled?(added: ClosedSegment[], removed: ClosedSegment[]): void;
 }
@@ -27,6 +32,7 @@ export interface RescanResult {
 
 export class ArchiveCatalog {
   readonly #opts: ArchiveCatalogOptions;
+  readonly #ends: SegmentEnds;
   readonly #walks = new Map<string, Promise<void>>();
   readonly #errors = new Map<string, string>();
   #cameraList: Promise<string[]> | undefined;
@@ -35,6 +41,11 @@ export class ArchiveCatalog {
 
   constructor(opts: ArchiveCatalogOptions) {
     this.#opts = opts;
+    this.#ends = new SegmentEnds({
+      recordPath: opts.recordPath,
+      ...(opts.endCache === undefined ? {} : { cache: opts.endCache }),
+      known: (cameraId, sequence) => opts.index.sizeAndEnd(cameraId, sequence),
+    });
   }
 
   /** Starts the start-up walk in the background; resolves when every camera is indexed. */
@@ -64,15 +75,23 @@ export class ArchiveCatalog {
     if (error !== undefined) throw new ArchiveDiskError(`the archive of camera ${cameraId} cannot be read: ${error}`);
   }
 
-  /** Walks everything again; indexes files added by hand and forgets files removed by hand. */
+  /**
+   * Walks everything again; indexes files added by hand and forgets files removed by hand. While record_path is
+   * missing (an unmounted disk) nothing is forgotten: its files are not deleted, only out of reach.
+   */
   async rescan(): Promise<RescanResult> {
     await this.startInitialWalk();
+    const { recordPath, log } = this.#opts;
+    if (await isRecordPathMissing(recordPath)) {
+      log.warn({ record_path: recordPath }, 'archive rescan skipped: record_path is missing; the index keeps every segment it had');
+      return { added: 0, removed: 0 };
+    }
     const walkStarted = Date.now();
     this.#cameraList = undefined;
     const { index } = this.#opts;
     const cameras = new Set([...(await this.#cameras()), ...index.cameras()]);
     const added: ClosedSegment[] = [];
-    const removed: ClosedSegment[] = [];
+    const gone: ClosedSegment[] = [];
     for (const cameraId of cameras) {
       const seen = new Map<number, ClosedSegment>();
       const ok = await this.#walkCamera(cameraId, (seg) => seen.set(seg.sequence, seg));
@@ -87,14 +106,14 @@ export class ArchiveCatalog {
       }
       for (const [seq, seg] of known) {
         // A segment closed while this walk ran may be missing from it: keep those.
-        if (!seen.has(seq) && seg.end.getTime() < walkStarted) {
-          index.remove(cameraId, seg.filename);
-          removed.push(seg);
-        }
+        if (!seen.has(seq) && seg.end.getTime() < walkStarted) gone.push(seg);
       }
     }
+    // record_path may have vanished during the walk: then its files only look deleted.
+    const removed = gone.length > 0 && (await isRecordPathMissing(recordPath)) ? [] : gone;
+    for (const seg of removed) index.remove(seg.cameraId, seg.filename);
     if (added.length + removed.length > 0) {
-      this.#opts.log.info({ added: added.length, removed: removed.length }, 'archive rescan found files changed outside the recorder');
+      log.info({ added: added.length, removed: removed.length }, 'archive rescan found files changed outside the recorder');
       this.#opts.onReconciled?.(added, removed);
     }
     return { added: added.length, removed: removed.length };
@@ -129,16 +148,23 @@ export class ArchiveCatalog {
           const parsed = parseSegmentFileName(name);
           if (parsed !== undefined && parsed.cameraId === cameraId && !this.#opts.isOpen(`${cameraId}/${day}/${name}`)) candidates.push({ name, parsed });
         }
+        const files: WalkedFile[] = [];
         for (let i = 0; i < candidates.length; i += STAT_CONCURRENCY) {
           const batch = candidates.slice(i, i + STAT_CONCURRENCY);
           const stats = await Promise.all(batch.map((c) => stat(join(cameraDir, day, c.name)).catch(() => undefined)));
           batch.forEach((c, k) => {
             const st = stats[k];
             if (st === undefined || !st.isFile()) return;
-            const end = new Date(Math.max(c.parsed.start.getTime(), st.mtimeMs));
-            onSegment({ cameraId, filename: `${cameraId}/${day}/${c.name}`, start: c.parsed.start, end, sequence: c.parsed.sequence, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) });
+            files.push({ name: c.name, sequence: c.parsed.sequence, startMs: c.parsed.start.getTime(), size: st.size, mtimeMs: st.mtimeMs });
           });
         }
+        const ends = await this.#ends.endsOf(cameraId, day, files);
+        files.forEach((f, k) => {
+          const start = new Date(f.startMs);
+          const end = new Date(ends[k] as number);
+          // mtime is the segment's end, as the writer and the repair set it, even for a file copied without its mtime.
+          onSegment({ cameraId, filename: `${cameraId}/${day}/${f.name}`, start, end, sequence: f.sequence, size: f.size, mtime: Math.floor(end.getTime() / 1000) });
+        });
       }
       this.#errors.delete(cameraId);
       return true;

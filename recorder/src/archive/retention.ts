@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { ClosedSegment } from '../recording/closed-segment.js';
 import { systemClock, type Clock } from '../util/clock.js';
+import { isRecordPathMissing } from '../recording/record-path-folders.js';
 import type { DiskSpaceReader } from './disk-space.js';
 import type { SegmentIndex } from './segment-index.js';
 
@@ -45,6 +46,8 @@ export class RetentionCleaner {
 
   async #pass(): Promise<RetentionPass> {
     const result: RetentionPass = { deletedForAge: 0, deletedForSpace: 0, freedBytes: 0 };
+    // An unmounted disk: its segments are out of reach, not deleted, and there is no free space to measure.
+    if (await isRecordPathMissing(this.#opts.recordPath)) return result;
     const now = (this.#opts.clock ?? systemClock).now();
     const { index } = this.#opts;
     for (const cameraId of index.cameras()) {
@@ -82,7 +85,8 @@ export class RetentionCleaner {
     try {
       await unlink(path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      // A file already gone counts as deleted, unless the whole record_path went with it (the disk was unmounted).
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || (await isRecordPathMissing(this.#opts.recordPath))) {
         this.#opts.log.error({ camera: segment.cameraId, filename: segment.filename, err: String(err) }, 'retention could not delete a segment');
         return false;
       }

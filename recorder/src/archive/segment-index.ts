@@ -80,6 +80,12 @@ export class SegmentIndex {
     return this.#byCamera.get(cameraId)?.bySequence.has(sequence) ?? false;
   }
 
+  /** Size and end (epoch ms) of an indexed segment, without materialising it. */
+  sizeAndEnd(cameraId: string, sequence: number): { size: number; endMs: number } | undefined {
+    const r = this.#byCamera.get(cameraId)?.bySequence.get(sequence);
+    return r === undefined ? undefined : { size: r.size, endMs: r.end };
+  }
+
   cameras(): string[] {
     return [...this.#byCamera.keys()];
   }

@@ -4,6 +4,7 @@ import type { Camera } from '../cameras/camera.js';
 import { CameraSupervisor, type IngestState } from '../ingest/camera-supervisor.js';
 import type { ClosedSegment, OpenSegmentInfo } from '../recording/closed-segment.js';
 import type { OpenSegmentJournal } from '../recording/open-journal.js';
+import type { RecordPathState } from '../recording/record-path-watch.js';
 import { SegmentWriter } from '../recording/segment-writer.js';
 import type { SequenceStore } from '../recording/sequence-store.js';
 import { StreamHub, type Subscription } from '../stream/stream-hub.js';
@@ -20,6 +21,7 @@ export interface CameraRuntimeDeps {
   remux(partPath: string, finalPath: string): Promise<void>;
   clock?: Clock;
   onSegmentClosed(segment: ClosedSegment): void | Promise<void>;
+  recordPathState?: RecordPathState;
 }
 
 /** The recorder's queue may hold this much before it skips to the next keyframe (a disk stalled for seconds). */
@@ -46,6 +48,7 @@ export class CameraRuntime implements FleetRuntime {
       log,
       remux: deps.remux,
       onSegmentClosed: deps.onSegmentClosed,
+      recordPathState: deps.recordPathState,
     });
     this.#recording = this.hub.subscribe({
       kind: 'recording',

@@ -1,11 +1,11 @@
 // Builds the fastify application (routes, validation, errors, auth); it never listens — server.ts does.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { CameraLocator } from '../cameras/camera-locator.js';
 import type { TokenAuthenticator } from './auth.js';
 import { installCameraRouting } from './camera-routing.js';
-import { errorBody } from './error-catalogue.js';
+import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { installLiveSocket } from './live-socket.js';
 import type { LiveLimits } from './live-viewer.js';
@@ -62,12 +62,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.log.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT_BYTES,
     forceCloseConnections: true,
-    // Errors the router raises before any route runs (a URL it cannot decode, a path segment
-    // over the length limit) get the same error body as everything else.
-    frameworkErrors: (err, _req, reply) => {
-      const status = err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 400;
-      void (reply as FastifyReply).status(status).send(errorBody('bad_request', err.message));
-    },
+    // Errors raised before any route runs (the HTTP parser, the router) get the same error body as everything else.
+    frameworkErrors,
+    clientErrorHandler,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

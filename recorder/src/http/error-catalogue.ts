@@ -9,6 +9,9 @@ export const ERROR_CATALOGUE = {
   not_recording: { status: 404, message: 'the camera has no segment being written' },
   payload_too_large: { status: 413, message: 'the request body is larger than 64 KiB' },
   unsupported_media_type: { status: 415, message: 'the body must be JSON' },
+  request_timeout: { status: 408, message: 'the request was not received in time' },
+  uri_too_long: { status: 414, message: 'the request path is too long' },
+  headers_too_large: { status: 431, message: 'the request line and headers are too large' },
   internal_error: { status: 500, message: 'the server failed to answer' },
   invalid_parameter: { status: 400, message: 'a query parameter is not valid' },
   invalid_window: { status: 400, message: 'the listing window is not valid' },
@@ -36,6 +39,13 @@ export const ERROR_CATALOGUE = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The code of a status raised by fastify or a plugin; a 4xx without a code of its own is answered as a plain 400. */
+export function codeForStatus(status: number): ErrorCode {
+  if (status >= 500) return 'internal_error';
+  const own: Partial<Record<number, ErrorCode>> = { 404: 'not_found', 408: 'request_timeout', 413: 'payload_too_large', 414: 'uri_too_long', 415: 'unsupported_media_type', 431: 'headers_too_large' };
+  return own[status] ?? 'bad_request';
+}
 
 /** An error a route throws on purpose; the error handler answers it with the catalogue's status. */
 export class ApiError extends Error {

@@ -4,7 +4,7 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { CameraNotFoundError } from '../cameras/camera-errors.js';
 import { formatPath } from '../config/load.js';
 import { redactText } from '../util/redact.js';
-import { ApiError, errorBody, ERROR_CATALOGUE } from './error-catalogue.js';
+import { ApiError, codeForStatus, errorBody, ERROR_CATALOGUE } from './error-catalogue.js';
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError | ApiError | CameraNotFoundError, req, reply) => {
@@ -33,7 +33,11 @@ export function installErrorHandling(app: FastifyInstance): void {
     const status = err.statusCode ?? 500;
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.status(413).send(errorBody('payload_too_large', ERROR_CATALOGUE.payload_too_large.message));
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.status(415).send(errorBody('unsupported_media_type', ERROR_CATALOGUE.unsupported_media_type.message));
-    if (status >= 400 && status < 500) return reply.status(status).send(errorBody('bad_request', redactText(err.message)));
+    if (status >= 400 && status < 500) {
+      // The status follows the code, so every answer's code is in the catalogue with that very status.
+      const code = codeForStatus(status);
+      return reply.status(ERROR_CATALOGUE[code].status).send(errorBody(code, redactText(err.message)));
+    }
     req.log.error({ err: redactText(String(err.stack ?? err)) }, 'request failed');
     return reply.status(500).send(errorBody('internal_error', ERROR_CATALOGUE.internal_error.message));
   });

@@ -39,9 +39,22 @@ export const systemProbe: NodeMetricsProbe = {
 const GIB = 1024 ** 3;
 const gb = (bytes: number): number => Math.max(0, Math.floor(bytes / GIB));
 
+/**
+ * A record_path that cannot be measured (missing: an unmounted disk; not a directory; unreadable) gives storage
+ * figures of 0 rather than a failed answer: the record says the node is up, and readiness (`recordings_dir`) says
+ * what is wrong with the directory.
+ */
+async function storageOf(recordPath: string, probe: NodeMetricsProbe): Promise<{ freeBytes: number; usedBytes: number }> {
+  try {
+    return await probe.storage(recordPath);
+  } catch {
+    return { freeBytes: 0, usedBytes: 0 };
+  }
+}
+
 export async function readNodeMetrics(nodeName: string, recordPath: string, probe: NodeMetricsProbe = systemProbe): Promise<NodeMetricsRecord> {
   const mem = probe.memory();
-  const disk = await probe.storage(recordPath);
+  const disk = await storageOf(recordPath, probe);
   return {
     online: true,
     node_name: nodeName,

@@ -3,8 +3,11 @@ import { access, open, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { scanFragmentedFile } from '../media/fmp4-file.js';
+import { readMediaSeconds } from '../media/media-span.js';
 import type { ClosedSegment } from './closed-segment.js';
 import type { OpenSegmentEntry, OpenSegmentJournal } from './open-journal.js';
+import { isRecordPathMissing } from './record-path-folders.js';
+import { segmentEnd, stampSegmentEnd } from './segment-end-time.js';
 
 export interface RepairDeps {
   recordPath: string;
@@ -62,15 +65,28 @@ async function repairOne(entry: OpenSegmentEntry, deps: RepairDeps): Promise<Clo
   } else if (!(await exists(finalPath))) {
     return undefined; // the crash came before the first byte
   }
+  // The end comes from the media, never from the repair's own clock; the file's mtime is set to it.
+  seconds ??= await readMediaSeconds(finalPath);
   const st = await stat(finalPath);
-  const end = seconds === undefined ? new Date(Math.max(start.getTime(), st.mtimeMs)) : new Date(start.getTime() + Math.round(seconds * 1000));
-  return { cameraId: entry.cameraId, filename: entry.filename, start, end, sequence: entry.sequence, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) };
+  if (seconds === undefined) {
+    const end = new Date(Math.max(start.getTime(), st.mtimeMs));
+    return { cameraId: entry.cameraId, filename: entry.filename, start, end, sequence: entry.sequence, size: st.size, mtime: Math.floor(st.mtimeMs / 1000) };
+  }
+  const end = segmentEnd(start, seconds);
+  await stampSegmentEnd(finalPath, st.atime, end);
+  return { cameraId: entry.cameraId, filename: entry.filename, start, end, sequence: entry.sequence, size: st.size, mtime: Math.floor(end.getTime() / 1000) };
 }
 
 /** Repairs every segment the journal says was open; a file that cannot be repaired is logged and left in place. */
 export async function repairOpenSegments(deps: RepairDeps): Promise<RepairOutcome> {
   const outcome: RepairOutcome = { repaired: [], removed: [] };
-  for (const entry of await deps.journal.list()) {
+  const entries = await deps.journal.list();
+  if (entries.length > 0 && (await isRecordPathMissing(deps.recordPath))) {
+    // The files are on the missing disk: a file not found there is not "never written". Keep every entry.
+    deps.log.warn({ record_path: deps.recordPath, segments: entries.length }, 'record_path is missing: the segments left open by the previous run are repaired at the next start with record_path present');
+    return outcome;
+  }
+  for (const entry of entries) {
     try {
       const closed = await repairOne(entry, deps);
       if (closed === undefined) outcome.removed.push(entry.filename);

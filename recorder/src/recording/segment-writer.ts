@@ -1,6 +1,6 @@
 // Writes one camera's stream into segment files: opens on a keyframe, rolls after segment_seconds, closes durably.
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { RecordFormat } from '../cameras/camera.js';
 import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
@@ -8,6 +8,9 @@ import { rebaseFragment, trackOffsetsFor, type TrackOffsets } from '../media/fra
 import type { StreamItem } from '../stream/stream-item.js';
 import type { ClosedSegment, OpenSegmentInfo } from './closed-segment.js';
 import type { OpenSegmentJournal } from './open-journal.js';
+import { ensureSegmentFolder, isRecordPathMissing, RecordPathMissingError } from './record-path-folders.js';
+import { segmentEnd, stampSegmentEnd } from './segment-end-time.js';
+import type { RecordPathState } from './record-path-watch.js';
 import { segmentRelativePath } from './segment-name.js';
 import type { SequenceStore } from './sequence-store.js';
 
@@ -23,6 +26,8 @@ export interface SegmentWriterOptions {
   remux(partPath: string, finalPath: string): Promise<void>;
   /** Reports the closed segment; the journal entry is dropped only after this resolves. */
   onSegmentClosed(segment: ClosedSegment): void | Promise<void>;
+  /** Whether record_path is there (an unmounted disk is not); without it the writer only notices at its next open. */
+  recordPathState?: RecordPathState;
   now?: () => number;
 }
 
@@ -46,6 +51,12 @@ export class SegmentWriter {
   /** Segments being closed: no longer open, not yet reported (indexed). */
   readonly #finishing = new Map<number, OpenSegment>();
   #closedCount = 0;
+  #paused = false;
+  /** Resolved by close(): closes still waiting for record_path to come back give up (the journal keeps them). */
+  #giveUp: () => void = () => undefined;
+  readonly #givenUp = new Promise<void>((resolve) => {
+    this.#giveUp = resolve;
+  });
 
   constructor(opts: SegmentWriterOptions) {
     this.#opts = opts;
@@ -83,22 +94,44 @@ export class SegmentWriter {
   /** Closes the open segment and waits until every close (fsync, remux) has finished. */
   async close(): Promise<void> {
     this.#closeOpen();
+    this.#giveUp();
     while (this.#closing.size > 0) await Promise.all([...this.#closing]);
   }
 
   async #write(fragment: MediaFragment, receivedAt: number): Promise<void> {
+    if (!this.#mayWrite()) return;
     let seg = this.#open;
-    if (seg !== undefined && fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt)) {
-      this.#closeOpen();
-      seg = undefined;
-    }
-    if (seg === undefined) {
+    if (seg === undefined || (fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt))) {
       if (!fragment.keyframe || this.#init === undefined) return; // a segment starts on a keyframe
-      seg = await this.#openSegment(fragment, receivedAt);
+      // The next file is opened before the full one is closed: GET …/current never sees a gap between the two.
+      let next: OpenSegment | undefined;
+      try {
+        next = await this.#openSegment(fragment, receivedAt);
+      } finally {
+        this.#closeOpen();
+      }
+      if (next === undefined) return;
+      this.#open = next;
+      seg = next;
     }
     await seg.handle.writev(rebaseFragment(fragment.data, seg.offsets));
     seg.info.size += fragment.data.length;
     if (Number.isFinite(fragment.decodeTime)) seg.mediaEnd = fragment.decodeTime + fragment.duration;
+  }
+
+  /**
+   * While record_path is missing nothing is written anywhere: the open segment is closed and fragments are dropped
+   * until it is back; the next segment then starts at a keyframe. Ingest (and live view) go on meanwhile.
+   */
+  #mayWrite(): boolean {
+    const present = this.#opts.recordPathState?.present ?? true;
+    if (present === !this.#paused) return present;
+    this.#paused = !present;
+    if (this.#paused) {
+      this.#opts.log.warn({ record_path: this.#opts.recordPath }, 'recording paused: record_path is missing');
+      this.#closeOpen();
+    } else this.#opts.log.info({ record_path: this.#opts.recordPath }, 'recording resumes: record_path is back');
+    return present;
   }
 
   #segmentFull(seg: OpenSegment, fragment: MediaFragment, receivedAt: number): boolean {
@@ -109,7 +142,7 @@ export class SegmentWriter {
     return (receivedAt - seg.openedAt) / 1000 >= limit;
   }
 
-  async #openSegment(fragment: MediaFragment, receivedAt: number): Promise<OpenSegment> {
+  async #openSegment(fragment: MediaFragment, receivedAt: number): Promise<OpenSegment | undefined> {
     const { cameraId, recordPath, format } = this.#opts;
     const init = this.#init as InitSegment;
     const start = new Date(receivedAt);
@@ -117,9 +150,20 @@ export class SegmentWriter {
     const filename = segmentRelativePath(cameraId, start, sequence);
     const finalPath = join(recordPath, filename);
     const writtenPath = format === 'mp4' ? `${finalPath}.part` : finalPath;
-    await this.#opts.journal.add({ cameraId, filename, format, start: start.toISOString(), sequence });
-    await mkdir(dirname(finalPath), { recursive: true });
-    const handle = await open(writtenPath, 'w');
+    const entry = { cameraId, filename, format, start: start.toISOString(), sequence };
+    await this.#opts.journal.add(entry);
+    let handle: FileHandle;
+    try {
+      // Creates the camera and day folders, never record_path itself: a vanished disk is not papered over.
+      await ensureSegmentFolder(recordPath, filename);
+      handle = await open(writtenPath, 'w');
+    } catch (err) {
+      if (!(err instanceof RecordPathMissingError) && !(await isRecordPathMissing(recordPath))) throw err;
+      await this.#opts.journal.remove(entry);
+      this.#opts.recordPathState?.recheck();
+      this.#opts.log.debug({ filename }, 'segment not opened: record_path is missing');
+      return undefined;
+    }
     await handle.write(init.data);
     const seg: OpenSegment = {
       info: { cameraId, filename, start, sequence, size: init.data.length },
@@ -130,7 +174,6 @@ export class SegmentWriter {
       openedAt: receivedAt,
       offsets: trackOffsetsFor(init, fragment.decodeTime),
     };
-    this.#open = seg;
     this.#opts.log.debug({ filename }, 'segment opened');
     return seg;
   }
@@ -141,7 +184,8 @@ export class SegmentWriter {
     this.#open = undefined;
     this.#finishing.set(seg.info.sequence, seg);
     const closing = this.#finish(seg).catch((err: unknown) => {
-      this.#opts.log.error({ filename: seg.info.filename, err: String(err) }, 'segment close failed');
+      if (err instanceof RecordPathMissingError) this.#opts.log.warn({ filename: seg.info.filename }, err.message);
+      else this.#opts.log.error({ filename: seg.info.filename, err: String(err) }, 'segment close failed');
     });
     this.#closing.add(closing);
     void closing.finally(() => {
@@ -157,23 +201,39 @@ export class SegmentWriter {
     } finally {
       await seg.handle.close();
     }
+    await this.#untilRecordPathIsBack(seg);
     const finalPath = join(recordPath, seg.info.filename);
     if (format === 'mp4') await this.#opts.remux(seg.writtenPath, finalPath);
     const st = await stat(finalPath);
     const mediaSeconds = Number.isFinite(seg.mediaEnd - seg.firstDecodeTime) ? seg.mediaEnd - seg.firstDecodeTime : (this.#now() - seg.openedAt) / 1000;
+    const end = segmentEnd(seg.info.start, mediaSeconds);
+    await stampSegmentEnd(finalPath, st.atime, end);
     const closed: ClosedSegment = {
       cameraId: seg.info.cameraId,
       filename: seg.info.filename,
       start: seg.info.start,
-      end: new Date(seg.info.start.getTime() + Math.round(mediaSeconds * 1000)),
+      end,
       sequence: seg.info.sequence,
       size: st.size,
-      mtime: Math.floor(st.mtimeMs / 1000),
+      mtime: Math.floor(end.getTime() / 1000),
     };
     this.#closedCount++;
     log.info({ filename: closed.filename, size: closed.size, seconds: Math.round(mediaSeconds * 10) / 10 }, 'segment closed');
     await this.#opts.onSegmentClosed(closed);
     // A crash before this line repairs and reports the segment again; its consumers take it twice without harm.
     await this.#opts.journal.remove(seg.info);
+  }
+
+  /**
+   * A segment closed because record_path went missing (its data is on the vanished disk) is finished — remuxed,
+   * measured, indexed — once the disk is back. If the writer is closed first, its journal entry stays and the next
+   * start repairs it.
+   */
+  async #untilRecordPathIsBack(seg: OpenSegment): Promise<void> {
+    const state = this.#opts.recordPathState;
+    if (state === undefined || state.present) return;
+    this.#opts.log.info({ filename: seg.info.filename }, 'segment closed while record_path is missing; it is indexed when record_path is back');
+    const back = await Promise.race([state.whenPresent().then(() => true), this.#givenUp.then(() => false)]);
+    if (!back) throw new RecordPathMissingError(`record_path is still missing: ${seg.info.filename} stays in the open-segment journal and is repaired at the next start`);
   }
 }

@@ -1,6 +1,6 @@
 // Retention: oldest segments go first, past the age limit or while free space is short, never the open file.
 import assert from 'node:assert/strict';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pino } from 'pino';
@@ -113,4 +113,30 @@ test('the open segment is never a candidate: only indexed (closed) segments are 
   const left = await filesOf(root, 'z');
   assert.deepEqual(left, [openName.split('/').pop()]);
   assert.equal(index.has('z', closed.sequence), false);
+});
+
+test('an unmounted disk (record_path missing) is not taken for deleted files: the index and the database keep every segment', async (t) => {
+  const dir = await tempDir(t);
+  const root = join(dir, 'recordings');
+  const index = new SegmentIndex();
+  for (let h = 0; h < 4; h++) await addSegment(root, index, 'a', 100 + h, h + 1);
+  await rename(root, join(dir, 'unmounted'));
+  const deleted: string[] = [];
+  const cleaner = new RetentionCleaner({
+    recordPath: root,
+    index,
+    log: pino({ level: 'silent' }),
+    diskSpace: async (): Promise<DiskSpace> => ({ totalBytes: 1e12, freeBytes: 0 }),
+    minFreePercent: 5,
+    maxAgeDays: () => 1,
+    onDeleted: (s) => deleted.push(s.filename),
+    clock: new ManualClock(NOW),
+  });
+  const pass = await cleaner.run();
+  assert.deepEqual(pass, { deletedForAge: 0, deletedForSpace: 0, freedBytes: 0 });
+  assert.deepEqual(deleted, []);
+  assert.equal(index.segments('a').length, 4);
+  // Mounted again: the same pass deletes what is really past its age.
+  await rename(join(dir, 'unmounted'), root);
+  assert.equal((await cleaner.run()).deletedForAge, 4);
 });

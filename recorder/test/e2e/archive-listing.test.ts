@@ -1,6 +1,6 @@
 // The segment listing over HTTP, walk mode: a synthetic archive on disk plus a camera recording now.
 import assert from 'node:assert/strict';
-import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { segmentRelativePath } from '../../src/recording/segment-name.js';
@@ -8,6 +8,7 @@ import { waitUntil } from '@vigil/testing/processes';
 import { startRecorderProcess } from '../support/recorder-process.js';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { getJson } from './helpers.js';
+import { encodeFragmented } from '../media/fixtures.js';
 
 interface Listing {
   archive: Array<{ timestamp: string; sequence: number; filename: string; size: number; mtime: number; is_open: boolean }>;
@@ -91,10 +92,10 @@ test('listing rules in walk mode: windows, overlap, days on the viewer clock, or
   }
 
   // Paths the router itself rejects still get the error body: a broken escape, an over-long id, a traversal.
-  for (const [path, status] of [['/api/archive/%E0%A4%A/segments', 400], [`/api/archive/jobs/${'a'.repeat(120)}`, 414], ['/api/archive/..%2F..%2Fetc/segments', 400]] as const) {
+  for (const [path, status, code] of [['/api/archive/%E0%A4%A/segments', 400, 'bad_request'], [`/api/archive/jobs/${'a'.repeat(120)}`, 414, 'uri_too_long'], ['/api/archive/..%2F..%2Fetc/segments', 400, 'bad_request']] as const) {
     const r = await getJson(`${rec.url}${path}`);
     assert.equal(r.status, status, path);
-    assert.equal(typeof (r.body as { error?: { code?: unknown } }).error?.code, 'string', `${path}: ${JSON.stringify(r.body)}`);
+    assert.equal((r.body as { error?: { code?: unknown } }).error?.code, code, `${path}: ${JSON.stringify(r.body)}`);
   }
 
   // The recording camera: today's default window holds exactly one open segment, with its current size.
@@ -128,8 +129,6 @@ test('a rescan picks up files added and removed by hand; the API answers while t
   assert.equal((await getJson(`${rec.url}/api/health/live`)).status, 200);
   const walked = await rec.waitForLog((l) => l.msg === 'archive walk finished');
   assert.equal(walked['segments'], 20_000);
-  const listening = rec.logs().findIndex((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on'));
-  assert.ok(listening >= 0 && listening < rec.logs().indexOf(walked), 'the API listened before the walk finished');
 
   // A file copied in by hand appears after a rescan; one deleted by hand disappears.
   const added = await plant(recordPath, 'walk0', '2026-01-06T08:00:00Z', 60, 5000);
@@ -157,4 +156,34 @@ test('a camera folder that cannot be read answers 500, never an empty archive', 
   const fine = await getJson(`${rec.url}/api/archive/fine/segments?from=${S('2026-03-10T00:00:00Z')}`);
   assert.equal(fine.status, 200);
   assert.equal((fine.body as Listing).archive.length, 1);
+});
+
+test('an archive copied or restored without its mtimes keeps its days and windows: segment ends come from the media', { timeout: 60_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const recordPath = join(dir, 'recordings');
+  const source = await encodeFragmented(dir, 'source.mp4', { seconds: 4, video: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25'], size: '320x240' });
+  // Two real segments, copied in now (cp without -p): their mtime is today, their media says 4 s each.
+  for (const [iso, seq] of [['2026-03-10T12:00:00Z', 1], ['2026-03-10T23:59:58Z', 2]] as const) {
+    const rel = segmentRelativePath('restored', new Date(iso), seq);
+    await mkdir(dirname(join(recordPath, rel)), { recursive: true });
+    await copyFile(source, join(recordPath, rel));
+  }
+  const check = async (url: string): Promise<void> => {
+    const day = await getJson(`${url}/api/archive/restored/segments?from=${S('2026-03-10T00:00:00Z')}&tz_offset_minutes=0`);
+    assert.equal(day.status, 200);
+    const body = day.body as Listing;
+    assert.deepEqual(body.days, ['2026-03-10', '2026-03-11'], 'not every day from March to today');
+    assert.deepEqual(body.archive.map((s) => s.mtime), [S('2026-03-10T12:00:04Z'), S('2026-03-11T00:00:02Z')], 'mtime is the end of the media');
+    // A window after the media ended holds nothing (with the copy time as the end, both would still be "recording").
+    const after = await getJson(`${url}/api/archive/restored/segments?from=${S('2026-03-11T00:00:03Z')}&to=${S('2026-03-11T12:00:00Z')}`);
+    assert.deepEqual((after.body as Listing).archive, []);
+  };
+  const first = await startRecorderProcess({ dir, config: { auth: { disabled: true }, cameras: [] } });
+  t.after(() => first.stop());
+  await check(first.url);
+  await first.stop();
+  // The next start reads the ends it measured from work_dir, and answers the same.
+  const second = await startRecorderProcess({ dir, config: { auth: { disabled: true }, cameras: [] } });
+  t.after(() => second.stop());
+  await check(second.url);
 });

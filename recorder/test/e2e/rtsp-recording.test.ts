@@ -1,9 +1,11 @@
 // Records a real RTSP camera (GStreamer, Digest auth) end to end: playable segments, API, auth, clean logs.
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { probe } from '@vigil/testing/media-probe';
 import { processesMatching, waitUntil } from '@vigil/testing/processes';
+import { parseSegmentFileName } from '../../src/recording/segment-name.js';
 import { sha256, startRecorderProcess } from '../support/recorder-process.js';
 import { startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
@@ -57,6 +59,10 @@ test('an RTSP camera with Digest auth is recorded into playable segments; API, a
     assert.equal(p.width, 640);
     assert.ok(Math.abs(p.playSeconds - 2) <= 0.5, `${f} lasts ${p.playSeconds}s, close to segment_seconds`);
     assert.ok(p.startTime < 0.2, `${f} starts at time zero, not at the stream's clock (${p.startTime}s)`);
+    // A closed file's mtime is its end: the start its name carries plus the media, not the moment it was closed.
+    const named = parseSegmentFileName(basename(f))?.start.getTime() ?? NaN;
+    const mtimeMs = (await stat(join(rec.recordPath, f))).mtimeMs;
+    assert.ok(Math.abs(mtimeMs - (named + p.duration * 1000)) < 60, `${f}: mtime ${new Date(mtimeMs).toISOString()} is the named start + ${p.duration} s`);
   }
 
   // Authentication: none → 401 with the challenge header, viewer cannot stop, operator can.

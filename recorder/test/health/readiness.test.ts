@@ -28,7 +28,9 @@ test('a check that has not answered by the deadline fails; the answer still come
   for (let i = 0; i < 3; i++) {
     const started = performance.now();
     const report = await checks.evaluate();
-    assert.ok(performance.now() - started < 90, 'answers at the deadline');
+    // Without the deadline this call would never return (the probe hangs); the bound only has to tell "at the
+    // deadline" from "much later", with room for a loaded machine's event-loop delays.
+    assert.ok(performance.now() - started < 1000, 'answers at the deadline');
     assert.deepEqual(report, { ready: false, failed: ['storage'], checks: { storage: { configured: true, reachable: false }, cluster_store: { configured: false } } });
   }
   assert.equal(pings, 1, 'one probe in flight, not one per request');

@@ -50,6 +50,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Keep the config's own record_path and work_dir (a cluster Pod's configuration, its paths already rewritten). */
   ownPaths?: boolean;
+  /** Make record_path before the start, as an installer does (default true): the recorder never creates it. */
+  createRecordPath?: boolean;
 }
 
 /** Starts the recorder; resolves once it logs that it listens (or exits, when waitListening is false). */
@@ -60,6 +62,7 @@ export async function startRecorderProcess(opts: StartOptions): Promise<Recorder
   const configFile = join(opts.dir, 'config.yaml');
   const confDir = join(opts.dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
+  if (opts.createRecordPath !== false) await mkdir(recordPath, { recursive: true });
   const writeConfig = async (config: Record<string, unknown>): Promise<void> => {
     const paths = opts.ownPaths === true ? {} : { record_path: recordPath, work_dir: workDir };
     await writeFile(configFile, stringify({ ...paths, ...config, listen: (config['listen'] as string | undefined) ?? `127.0.0.1:${port}`, metrics: (config['metrics'] as object | undefined) ?? { listen: '127.0.0.1:0' } }));

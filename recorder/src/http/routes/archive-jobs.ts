@@ -52,6 +52,14 @@ function checkWindow(from: number, to: number): void {
   if (to - from > MAX_JOB_WINDOW_SECONDS) throw new ApiError('window_too_long', `the window is ${to - from} s; at most ${MAX_JOB_WINDOW_SECONDS} s (4 hours)`, { parameter: 'to' });
 }
 
+/** Export and time-lapse take their window in the query; a body (even `{}`) is a client mistake, not something to ignore. */
+function refuseBody(headers: Record<string, string | string[] | undefined>, kind: string): void {
+  const length = headers['content-length'];
+  if ((length !== undefined && length !== '0') || headers['transfer-encoding'] !== undefined) {
+    throw new ApiError('bad_request', `${kind} takes no body: from, to${kind === 'timelapse' ? ' and speed' : ''} go in the query string`);
+  }
+}
+
 function accepted(job: JobRecord): z.infer<typeof submitted> {
   return { job_id: job.job_id, status_url: `/api/archive/jobs/${job.job_id}`, download_url: `/api/archive/jobs/${job.job_id}/download` };
 }
@@ -85,7 +93,10 @@ export const archiveJobRoutes: FastifyPluginAsyncZod<JobRouteOptions> = async (a
       `/api/archive/:camera_id/${kind}`,
       {
         schema: { params: cameraIdParam, querystring: bounds, response: { 202: submitted, 400: errorResponse, 413: errorResponse, 503: errorResponse } },
-        onRequest: async (req) => void auth.require(req, 'operator'),
+        onRequest: async (req) => {
+          auth.require(req, 'operator');
+          refuseBody(req.headers, kind);
+        },
       },
       async (req, reply) => {
         const from = integer('from', req.query.from, true) as number;

@@ -1,0 +1,71 @@
+// The segment writer's roll: the next file opens before the full one closes, so the current segment never disappears.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pino } from 'pino';
+import { OpenSegmentJournal, type OpenSegmentEntry } from '../../src/recording/open-journal.js';
+import { SegmentWriter } from '../../src/recording/segment-writer.js';
+import { SequenceStore } from '../../src/recording/sequence-store.js';
+import { encodeFragmented, parseChunked, tempDir } from '../media/fixtures.js';
+
+/** A journal whose next add() waits until released: the moment the writer is opening its next file. */
+class GatedJournal extends OpenSegmentJournal {
+  #gate: { entered: () => void; release: Promise<void> } | undefined;
+
+  hold(): { entered: Promise<void>; release: () => void } {
+    let entered!: () => void;
+    let release!: () => void;
+    const enteredP = new Promise<void>((r) => (entered = r));
+    this.#gate = { entered, release: new Promise<void>((r) => (release = r)) };
+    return { entered: enteredP, release };
+  }
+
+  override async add(entry: OpenSegmentEntry): Promise<void> {
+    const gate = this.#gate;
+    this.#gate = undefined;
+    if (gate !== undefined) {
+      gate.entered();
+      await gate.release;
+    }
+    await super.add(entry);
+  }
+}
+
+test('rolling to the next segment: the full one stays current until the next one is open (GET …/current never 404s mid-roll)', async (t) => {
+  const dir = await tempDir(t);
+  const source = await encodeFragmented(dir, 'source.mp4', { seconds: 3, video: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25'], size: '320x240' });
+  const { inits, fragments } = parseChunked(await readFile(source), () => 65_536);
+  const init = inits[0];
+  assert.ok(init !== undefined);
+  const journal = new GatedJournal(join(dir, 'work'));
+  const writer = new SegmentWriter({
+    cameraId: 'door',
+    recordPath: dir,
+    format: 'fmp4',
+    segmentSeconds: 1,
+    sequences: new SequenceStore(join(dir, 'work'), dir),
+    journal,
+    log: pino({ level: 'silent' }),
+    remux: async () => undefined,
+    onSegmentClosed: () => undefined,
+  });
+  const base = Date.parse('2026-05-01T10:00:00Z');
+  const item = (i: number) => ({ type: 'fragment' as const, fragment: fragments[i] as NonNullable<(typeof fragments)[number]>, receivedAt: base + (fragments[i]?.decodeTime ?? 0) * 1000 });
+  await writer.handle({ type: 'init', init });
+  const roll = fragments.findIndex((f) => f.keyframe && f.decodeTime >= 1 - 0.001);
+  assert.ok(roll > 0, 'a keyframe fragment one second in');
+  for (let i = 0; i < roll; i++) await writer.handle(item(i));
+  const first = writer.current();
+  assert.ok(first !== undefined, 'a segment is open');
+
+  const gate = journal.hold();
+  const rolling = writer.handle(item(roll));
+  await gate.entered;
+  assert.equal(writer.current()?.filename, first.filename, 'while the next file is being opened, the full one is still current');
+  gate.release();
+  await rolling;
+  const second = writer.current();
+  assert.ok(second !== undefined && second.filename !== first.filename && second.sequence === first.sequence + 1, 'then the next one is');
+  await writer.close();
+});
