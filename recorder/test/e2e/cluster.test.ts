@@ -78,6 +78,19 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     let job: { state?: string; reason?: string } = {};
     await waitUntil(async () => ((job = (await fx.api('node-b', jobUrl)).body as typeof job), job.state === 'failed' || job.state === 'done'), 30_000, 'the export job ends');
     assert.deepEqual([job.state, job.reason], ['failed', 'no_recordings']);
+    // Peers come from the cluster: node-b assembles node-a's export, fetched with the cluster token; other hosts are refused.
+    const fromA = await fx.api('node-a', `/api/archive/${camera}/export?from=${now - 20}&to=${now - 2}`, { method: 'POST' });
+    assert.equal(fromA.status, 202);
+    const partId = (fromA.body as { job_id: string }).job_id;
+    await waitUntil(async () => ((await fx.api('node-a', `/api/archive/jobs/${partId}`)).body as { state: string }).state === 'done', 30_000, 'the part is ready on node-a');
+    const peer = new URL(fx.pods.get('node-a')?.url as string).host;
+    const assembled = await fx.api('node-b', `/api/archive/${camera}/assemble`, { method: 'POST', body: { kind: 'export', parts: [{ peer_addr: peer, peer_job_id: partId, ordinal: 0 }] } });
+    assert.equal(assembled.status, 202, JSON.stringify(assembled.body));
+    const assembleUrl = (assembled.body as { status_url: string }).status_url;
+    await waitUntil(async () => ((job = (await fx.api('node-b', assembleUrl)).body as typeof job), job.state === 'failed' || job.state === 'done'), 30_000, 'the assembly ends');
+    assert.equal(job.state, 'done', `assembly from a RecorderNode peer: ${JSON.stringify(job)}`);
+    const stranger = await fx.api('node-b', `/api/archive/${camera}/assemble`, { method: 'POST', body: { kind: 'export', parts: [{ peer_addr: '169.254.169.254:80', peer_job_id: partId, ordinal: 0 }] } });
+    assert.equal((stranger.body as { error: { code: string } }).error.code, 'unknown_peer');
     const metrics = (await fx.api('node-b', '/cluster/metrics')).body as { leader: string | null; quorum: boolean; nodes: Array<{ node_name: string; online: boolean; member: boolean }> };
     answers.push(JSON.stringify(metrics));
     assert.ok(metrics.leader === 'op-1' || metrics.leader === 'op-2', `an operator leads (${metrics.leader})`);
@@ -165,7 +178,13 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     await waitUntil(() => allRecording(fx, [node]), 30_000, 'the new owners record');
     const local = ((await fx.api(node, '/api/cameras')).body as Array<{ id: string; node: string; state: string }>).filter((c) => c.node === node);
     assert.deepEqual(local.map((c) => c.id).sort(), cutOff, 'cut off, it still records its cameras (two nodes hold them)');
+    // Readiness says what is wrong: the cluster store (the API) is out of reach.
+    await waitUntil(async () => {
+      const ready = await fx.api(node, '/api/health/ready');
+      return ready.status === 503 && ((ready.body as { failed?: string[] }).failed ?? []).includes('cluster_store');
+    }, 15_000, 'readiness 503 naming cluster_store');
     fx.cluster.emulator.faults.restore(pod.apiToken);
+    await waitUntil(async () => (await fx.api(node, '/api/health/ready')).status === 200, 15_000, 'ready again once the API answers');
     await waitUntil(async () => ((await fx.api(node, '/api/cameras')).body as Array<{ node: string }>).every((c) => c.node !== node), 15_000, 'it stops its duplicates');
     for (const name of cutOff) {
       const rows = await recordingRows(fx, name);
