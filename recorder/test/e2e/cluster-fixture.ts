@@ -36,7 +36,7 @@ export interface LoopbackCluster {
   pods: Map<string, RecorderPod>;
   nodes: string[];
   /** Starts (or restarts, same port and disks) the recorder of a node from its Pod. */
-  startPod(node: string): Promise<RecorderPod>;
+  startPod(node: string, opts?: { apiCutOff?: boolean }): Promise<RecorderPod>;
   startOperator(identity: string): Promise<OperatorProcess>;
   /** An API call to a node's recorder with the admin token; redirects are not followed. */
   api(node: string, path: string, init?: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> }): Promise<{ status: number; body: unknown; location: string | null }>;
@@ -88,8 +88,8 @@ export async function startLoopbackCluster(t: TestContext, opts: { nodes: string
       operators.set(identity, op);
       return op;
     },
-    startPod: async (node) => {
-      const pod = await startRecorderPod(cluster, node, { dir: join(dir, node), ...(ports.has(node) ? { port: ports.get(node) as number } : {}) });
+    startPod: async (node, o = {}) => {
+      const pod = await startRecorderPod(cluster, node, { dir: join(dir, node), ...(ports.has(node) ? { port: ports.get(node) as number } : {}), ...o });
       ports.set(node, Number(new URL(pod.url).port));
       pods.set(node, pod);
       t.after(() => pod.proc.stop());

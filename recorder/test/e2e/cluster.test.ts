@@ -79,10 +79,18 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     await waitUntil(async () => ((job = (await fx.api('node-b', jobUrl)).body as typeof job), job.state === 'failed' || job.state === 'done'), 30_000, 'the export job ends');
     assert.deepEqual([job.state, job.reason], ['failed', 'no_recordings']);
     // Peers come from the cluster: node-b assembles node-a's export, fetched with the cluster token; other hosts are refused.
-    const fromA = await fx.api('node-a', `/api/archive/${camera}/export?from=${now - 20}&to=${now - 2}`, { method: 'POST' });
+    let closed: Array<{ timestamp: string; mtime: number }> = [];
+    await waitUntil(async () => {
+      closed = (await listSegments(nodeDriver(fx, 'node-a'), camera, now - 600, now + 60)).archive.filter((seg) => !seg.is_open);
+      return closed.length > 0;
+    }, 20_000, 'a closed segment on node-a');
+    const first = closed[0] as { timestamp: string; mtime: number };
+    const fromA = await fx.api('node-a', `/api/archive/${camera}/export?from=${Math.floor(Date.parse(first.timestamp) / 1000)}&to=${first.mtime}`, { method: 'POST' });
     assert.equal(fromA.status, 202);
     const partId = (fromA.body as { job_id: string }).job_id;
-    await waitUntil(async () => ((await fx.api('node-a', `/api/archive/jobs/${partId}`)).body as { state: string }).state === 'done', 30_000, 'the part is ready on node-a');
+    let part: { state?: string; reason?: string } = {};
+    await waitUntil(async () => ((part = (await fx.api('node-a', `/api/archive/jobs/${partId}`)).body as typeof part), part.state === 'done' || part.state === 'failed'), 30_000, 'the part ends on node-a');
+    assert.equal(part.state, 'done', `the part exported on node-a: ${JSON.stringify(part)}`);
     const peer = new URL(fx.pods.get('node-a')?.url as string).host;
     const assembled = await fx.api('node-b', `/api/archive/${camera}/assemble`, { method: 'POST', body: { kind: 'export', parts: [{ peer_addr: peer, peer_job_id: partId, ordinal: 0 }] } });
     assert.equal(assembled.status, 202, JSON.stringify(assembled.body));
@@ -193,17 +201,54 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
   });
 
   await t.test('two of three recorders killed: nothing moves, the survivor keeps recording, /cluster/metrics says quorum: false', async () => {
-    const before = await camerasOf(fx);
     const survivor = 'node-a';
-    const survivorCams = onNode(before, survivor);
     for (const n of ['node-b', 'node-c']) fx.pods.get(n)?.proc.signal('SIGKILL');
-    await sleep(25_000);
+    // Their heartbeats were renewed up to 2 s apart: while only the first is silent the cluster still has its
+    // majority and may move that node's cameras. From the moment the second is silent, nothing may move.
+    await waitUntil(async () => ((await fx.api(survivor, '/cluster/metrics')).body as { quorum: boolean }).quorum === false, 30_000, '/cluster/metrics says quorum: false');
+    const before = await camerasOf(fx);
+    const survivorCams = onNode(before, survivor);
+    await sleep(20_000);
     const after = await camerasOf(fx);
-    for (const [name, cam] of before) assert.equal(after.get(name)?.status?.node, cam.status?.node, `${name} did not move`);
-    const metrics = (await fx.api(survivor, '/cluster/metrics')).body as { quorum: boolean };
-    assert.equal(metrics.quorum, false);
+    for (const [name, cam] of before) assert.equal(after.get(name)?.status?.node, cam.status?.node, `${name} did not move without quorum`);
     for (const name of survivorCams) assert.equal((await fx.api(survivor, `/api/archive/${name}/current`)).status, 200, `${survivor} still records ${name}`);
+    // The spec's restore flow for failed servers: remove-node takes their votes away, so the survivor has the
+    // majority again and their cameras move to it at once.
+    for (const n of ['node-b', 'node-c']) assert.equal((await fx.api(survivor, '/cluster/remove-node', { method: 'POST', body: { node_name: n } })).status, 200);
+    await waitUntil(() => allRecording(fx, ['node-b', 'node-c']), 30_000, 'every camera recording on the survivor');
+    assert.equal(((await fx.api(survivor, '/cluster/metrics')).body as { quorum: boolean }).quorum, true);
     for (const n of ['node-b', 'node-c']) await fx.startPod(n);
+    assert.equal((await fx.api(survivor, '/cluster/change-membership', { method: 'POST', body: { members: NODES } })).status, 200);
+    await waitUntil(async () => ((await fx.api(survivor, '/cluster/metrics')).body as { nodes: Array<{ online: boolean; member: boolean }> }).nodes.every((n) => n.online && n.member), 20_000, 'all three members and online again');
+  });
+
+  await t.test('a recorder restarted while the API is unreachable records its cached assignment at once', async () => {
+    const node = 'node-a';
+    const mine = onNode(await camerasOf(fx), node);
+    assert.ok(mine.length > 0, `${node} records something`);
+    await fx.pods.get(node)?.proc.stop();
+    const pod = await fx.startPod(node, { apiCutOff: true });
+    for (const name of mine) await waitUntil(async () => (await fx.api(node, `/api/archive/${name}/current`)).status === 200, 12_000, `${name} recording from the cache`);
+    fx.cluster.emulator.faults.restore(pod.apiToken);
+    await waitUntil(() => allRecording(fx), 40_000, 'every camera recording once the API answers');
+  });
+
+  await t.test('/cluster/leave with force while the API is unreachable: the node stops at once and erases its state', async () => {
+    const node = 'node-a';
+    const pod = fx.pods.get(node);
+    assert.ok(pod !== undefined);
+    const mine = onNode(await camerasOf(fx), node);
+    fx.cluster.emulator.faults.cutOff(pod.apiToken, 'refuse');
+    assert.equal((await fx.api(node, '/cluster/leave', { method: 'POST', body: {} })).status, 503, 'without force the API is needed');
+    const forced = await fx.api(node, '/cluster/leave', { method: 'POST', body: { force: true } });
+    assert.equal(forced.status, 200, JSON.stringify(forced.body));
+    assert.deepEqual(forced.body, { status: 'ok', node_name: node, handed_over: 0, stopped_without_handover: mine.length });
+    assert.deepEqual(((await fx.api(node, '/api/cameras')).body as Array<{ node: string }>).filter((c) => c.node === node), [], 'it records nothing');
+    assert.equal(existsSync(join(pod.hostPaths['/var/lib/vigil/data'] ?? '', `node_${node}`)), false, 'cluster state erased');
+    fx.cluster.emulator.faults.restore(pod.apiToken);
+    // Removed separately once the API answers, as the spec says; its cameras move at once (it is silent).
+    assert.equal((await fx.api('node-b', '/cluster/remove-node', { method: 'POST', body: { node_name: node } })).status, 200);
+    await waitUntil(() => allRecording(fx, [node]), 40_000, 'its cameras recording elsewhere');
   });
 
   await t.test('the cameras’ password (from a Secret) is in no log line and no answer', () => {

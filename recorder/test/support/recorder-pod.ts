@@ -27,6 +27,8 @@ export interface RecorderPodOptions {
   port?: number;
   /** Extra configuration merged over the ConfigMap's (e.g. a shorter segment_seconds). */
   extraConfig?: Record<string, unknown>;
+  /** Start cut off from the API (its new token refused from the first request): a restart during an outage. */
+  apiCutOff?: boolean;
 }
 
 /** The operator's Pod for `node`, once it exists. */
@@ -114,6 +116,7 @@ export async function startRecorderPod(cluster: TestCluster, node: string, opts:
   delete env['VIGIL_CLUSTER_PUBLIC_URL'];
   const { path: kubeconfig, token } = await cluster.kubeconfigFor('vigil-recorder', `recorder-${node}`);
   env['KUBECONFIG'] = kubeconfig;
+  if (opts.apiCutOff === true) cluster.emulator.faults.cutOff(token, 'refuse');
   const proc = await startRecorderProcess({ dir: join(opts.dir, 'process'), config, port, env, ownPaths: true });
   const podName = pod.metadata?.name ?? '';
   cluster.emulator.kubelet.setPodReadinessUrl(cluster.namespace, podName, `${proc.url}/api/health/ready`);
