@@ -38,6 +38,8 @@ function unreachable(err: unknown): ClusterRequestError {
 
 export class ClusterMembership {
   readonly #opts: ClusterMembershipOptions;
+  /** A forced leave the API did not hear of: member false and `vigil.io/left` are written once it answers again. */
+  #unfinishedLeave = false;
 
   constructor(opts: ClusterMembershipOptions) {
     this.#opts = opts;
@@ -56,6 +58,7 @@ export class ClusterMembership {
     } catch (err) {
       if (!force || (err instanceof ClusterRequestError && err.kind === 'node_not_found')) throw err;
       apiReached = false;
+      this.#unfinishedLeave = true;
       log.warn({ err: (err as Error).message }, 'leave with force: the Kubernetes API cannot be reached; stopping this node\'s cameras anyway');
     }
     const before = source.cameras.length;
@@ -67,6 +70,23 @@ export class ClusterMembership {
     await cache.erase();
     log.info({ handed_over: before - left, stopped_without_handover: left }, 'this node left the cluster: cameras stopped, heartbeat deleted, cluster state erased');
     return { node_name: nodeName, handed_over: before - left, stopped_without_handover: left };
+  }
+
+  get unfinishedLeave(): boolean {
+    return this.#unfinishedLeave;
+  }
+
+  /** Writes what a forced leave could not (member false, `vigil.io/left`), so the node stays out once the API answers. */
+  async finishLeave(): Promise<void> {
+    if (!this.#unfinishedLeave) return;
+    const { nodeName, clock, log } = this.#opts;
+    try {
+      await this.#patch(nodeName, { metadata: { annotations: { [LEFT_ANNOTATION]: toApiTime(clock.now()) } }, spec: { member: false } });
+      this.#unfinishedLeave = false;
+      log.info('the Kubernetes API answers again: this node\'s forced leave is now recorded on its RecorderNode');
+    } catch (err) {
+      if (err instanceof ClusterRequestError && err.kind === 'node_not_found') this.#unfinishedLeave = false;
+    }
   }
 
   /** The node leaves membership (its vote stops counting); the operator moves its cameras (at once when it is silent). */

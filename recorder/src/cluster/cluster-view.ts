@@ -58,7 +58,9 @@ export class ClusterView {
     return this.leases.get(`${this.namespace}/${name}`);
   }
 
+  /** The Secret's data (base64 values), {} for a Secret without data, undefined when there is no such Secret. */
   secretData(name: string): SecretData | undefined {
-    return this.secrets.get(`${this.namespace}/${name}`)?.data ?? (this.secrets.get(`${this.namespace}/${name}`) === undefined ? undefined : {});
+    const secret = this.secrets.get(`${this.namespace}/${name}`);
+    return secret === undefined ? undefined : (secret.data ?? {});
   }
 }

@@ -10,6 +10,8 @@ export interface LeftNodeWatchOptions {
   nodeName: string;
   heartbeat: Heartbeat;
   source: ClusterCameraSource;
+  /** A forced leave without the API is completed before anything else (the node must not come back by itself). */
+  membership: { readonly unfinishedLeave: boolean; finishLeave(): Promise<void> };
   log: Logger;
 }
 
@@ -26,8 +28,12 @@ export class LeftNodeWatch {
   }
 
   #look(): void {
-    const { view, nodeName, heartbeat, source, log } = this.#opts;
+    const { view, nodeName, heartbeat, source, membership, log } = this.#opts;
     if (!view.synced) return;
+    if (membership.unfinishedLeave) {
+      void membership.finishLeave();
+      return;
+    }
     const left = view.recorderNode(nodeName)?.metadata.annotations?.[LEFT_ANNOTATION] !== undefined;
     if (this.#firstLook && left && !heartbeat.paused) {
       // Left before this process started: stay silent (POST /cluster/leave pauses the heartbeat itself).

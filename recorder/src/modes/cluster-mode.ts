@@ -54,7 +54,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
       await source.start();
       view.start();
       heartbeat.start();
-      new LeftNodeWatch({ view, nodeName, heartbeat, source, log }).start();
+      new LeftNodeWatch({ view, nodeName, heartbeat, source, membership, log }).start();
       const recording = new RecordingReporter({ client, view, nodeName, probe: { writing: (id) => running.writing(id) }, clock, log });
       const status = new NodeStatusReporter({
         client,

@@ -246,6 +246,11 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     assert.deepEqual(((await fx.api(node, '/api/cameras')).body as Array<{ node: string }>).filter((c) => c.node === node), [], 'it records nothing');
     assert.equal(existsSync(join(pod.hostPaths['/var/lib/vigil/data'] ?? '', `node_${node}`)), false, 'cluster state erased');
     fx.cluster.emulator.faults.restore(pod.apiToken);
+    // Once the API answers it records its leave (member false, vigil.io/left) rather than coming back by itself.
+    await waitUntil(async () => {
+      const rn = (await fx.cluster.recorderNodes()).find((r) => r.metadata.name === node);
+      return rn?.spec.member === false && rn.metadata.annotations?.['vigil.io/left'] !== undefined;
+    }, 20_000, 'the forced leave recorded on its RecorderNode');
     // Removed separately once the API answers, as the spec says; its cameras move at once (it is silent).
     assert.equal((await fx.api('node-b', '/cluster/remove-node', { method: 'POST', body: { node_name: node } })).status, 200);
     await waitUntil(() => allRecording(fx, [node]), 40_000, 'its cameras recording elsewhere');
