@@ -3,7 +3,7 @@
 #   vigil_<version>_amd64.deb and vigil-<version>-1.x86_64.rpm
 # Both carry the same tree: /usr/lib/vigil (a Node.js runtime and the recorder and operator with production
 # dependencies only), /usr/bin wrappers, the systemd unit, /etc/vigil/config.yaml as a configuration file, the docs.
-# usage: scripts/package.sh [--version X.Y.Z] [--out DIR]
+# usage: scripts/package.sh [--version X.Y.Z] [--out DIR]   (VIGIL_PACKAGE_KEEP=1 keeps the staged trees in DIR/.build-*)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
