@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Checks (and as root installs) what `npm run demo`, `npm test` or kind-test/run.sh needs on a Debian machine.
-# usage: scripts/setup.sh demo|test|kind
+# usage: scripts/setup.sh demo|test|kind|package
 set -euo pipefail
 purpose="${1:-demo}"
 cd "$(dirname "$0")/.."
 
 case "$purpose" in
-  demo|test|kind) ;;
-  *) echo "usage: scripts/setup.sh demo|test|kind" >&2; exit 2 ;;
+  demo|test|kind|package) ;;
+  *) echo "usage: scripts/setup.sh demo|test|kind|package" >&2; exit 2 ;;
 esac
 
 # command-to-check:debian-package (the kind run needs none: its programs run in the images)
 need=()
 if [ "$purpose" != "kind" ]; then need+=("ffmpeg:ffmpeg" "ffprobe:ffmpeg"); fi
+# the deb is built with dpkg-deb, the rpm with rpmbuild (the tests build and install both)
+if [ "$purpose" = "package" ] || [ "$purpose" = "test" ]; then need+=("dpkg-deb:dpkg" "rpmbuild:rpm"); fi
 if [ "$purpose" = "test" ]; then
   need+=(
     "gst-launch-1.0:gstreamer1.0-tools"

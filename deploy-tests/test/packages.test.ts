@@ -1,0 +1,208 @@
+// The deb and rpm of a plain server, as the spec's operational facts describe them: built by scripts/package.sh, read
+// back with dpkg-deb and rpm, installed into a throw-away copy of this machine with their real scripts, run with a real
+// RTSP camera, upgraded over a changed config.yaml, removed and purged.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from '@vigil/testing/net';
+import { startRtspCamera } from '@vigil/testing/rtsp-camera';
+import { runCommand, ok } from '@vigil/testing/command';
+import { waitUntil } from '@vigil/testing/processes';
+import { canMakeThrowawayRoot, ThrowawayRoot } from './support/throwaway-root.js';
+import {
+  buildPackages, closedSegments, debControl, debPaths, nextPatch, readiness, REPO_VERSION, rpmQuery, startInstalledRecorder,
+  stopRecorder, testConfig, waitReady, type BuiltPackages,
+} from './support/packages.js';
+
+let out = '';
+let current: BuiltPackages;
+let upgrade: BuiltPackages;
+const noRoot = await canMakeThrowawayRoot();
+const noAnalyze = (await runCommand('systemd-analyze', ['--version'])).code === 0 ? undefined : 'systemd-analyze is not installed (Debian package systemd): the unit is not verified';
+
+before(async () => {
+  out = await mkdtemp(join(tmpdir(), 'vigil-packages-'));
+  [current, upgrade] = await Promise.all([buildPackages(REPO_VERSION, out), buildPackages(nextPatch(REPO_VERSION), out)]);
+}, { timeout: 600_000 });
+after(() => rm(out, { recursive: true, force: true }));
+
+const DEV_ONLY = ['typescript', 'esbuild', 'playwright-core', 'eslint', '@vigil/testing', '@aws-cdk/lambda-layer-kubectl-v35', '@seriousme/openapi-schema-validator'];
+const STATE_DIRS = ['/var/lib/vigil', '/var/lib/vigil/recordings', '/var/log/vigil'];
+
+test('npm run package names the files by version and architecture', () => {
+  assert.equal(current.deb, join(out, `vigil_${REPO_VERSION}_amd64.deb`));
+  assert.equal(current.rpm, join(out, `vigil-${REPO_VERSION}-1.x86_64.rpm`));
+});
+
+test('the deb: control fields, config.yaml as its only conffile, the tree under /usr/lib/vigil with production dependencies only', async () => {
+  const control = await debControl(current.deb);
+  assert.equal(control['Package'], 'vigil');
+  assert.equal(control['Version'], REPO_VERSION);
+  assert.equal(control['Architecture'], 'amd64');
+  assert.match(control['Depends'] ?? '', /(^|, )ffmpeg(,|$)/);
+  const conffiles = (await runIn(['dpkg-deb', '--info', current.deb, 'conffiles'])).trim();
+  assert.equal(conffiles, '/etc/vigil/config.yaml');
+
+  const paths = new Set(await debPaths(current.deb));
+  for (const path of ['/usr/bin/vigil-recorder', '/usr/bin/vigil-operator', '/usr/lib/systemd/system/vigil.service', '/etc/vigil/config.yaml', '/etc/vigil/conf.d',
+    '/usr/lib/vigil/runtime/node', '/usr/lib/vigil/app/recorder/dist/src/main.js', '/usr/lib/vigil/app/recorder/dist/web/index.html', '/usr/lib/vigil/app/node_modules/fastify/package.json',
+    '/usr/share/doc/vigil/operations.md', '/usr/share/doc/vigil/copyright']) {
+    assert.ok(paths.has(path), `the deb installs ${path}`);
+  }
+  for (const dev of DEV_ONLY) assert.ok(!paths.has(`/usr/lib/vigil/app/node_modules/${dev}`), `no development package ${dev}`);
+  assert.ok(![...paths].some((p) => p.startsWith('/usr/lib/vigil/app/testing') || p.includes('/dist/test/')), 'no tests or test support');
+  // The state directories are made by postinst (owned by vigil); shipped in the deb they would be root's.
+  for (const dir of STATE_DIRS) assert.ok(!paths.has(dir), `${dir} is not in the deb`);
+});
+
+test('the rpm: the same tree, config.yaml as %config(noreplace), owned state directories, ffmpeg required', async () => {
+  assert.equal((await rpmQuery(current.rpm, '--qf', '%{NAME} %{VERSION} %{RELEASE} %{ARCH}')).trim(), `vigil ${REPO_VERSION} 1 x86_64`);
+  assert.match(await rpmQuery(current.rpm, '--requires'), /^ffmpeg$/m);
+  assert.equal((await rpmQuery(current.rpm, '--configfiles')).trim(), '/etc/vigil/config.yaml');
+  const flags = await rpmQuery(current.rpm, '--qf', '[%{FILEFLAGS:fflags} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILEMODES:octal} %{FILENAMES}\n]');
+  assert.match(flags, /^cn root:vigil 100640 \/etc\/vigil\/config\.yaml$/m, 'noreplace, readable by the vigil group only');
+  for (const dir of STATE_DIRS) assert.match(flags, new RegExp(`^ vigil:vigil 40750 ${dir}$`, 'm'), `${dir} is vigil's`);
+
+  const rpmPaths = new Set((await rpmQuery(current.rpm, '--list')).trim().split('\n'));
+  const debOnly = (await debPaths(current.deb)).filter((p) => !rpmPaths.has(p) && p !== '/etc' && p !== '/usr' && !/^\/usr\/(bin|lib|share|share\/doc|lib\/systemd|lib\/systemd\/system)$/.test(p));
+  assert.deepEqual(debOnly, [], 'everything the deb installs, the rpm installs too');
+});
+
+test('the unit loads cleanly where it is installed, runs as vigil with the file system read-only but for its directories, and logs to the journal', { skip: noRoot ?? noAnalyze, timeout: 120_000 }, async (t) => {
+  const root = await ThrowawayRoot.create(t);
+  await root.copyIn(current.deb, '/root/current.deb');
+  await mustRun(root, ['dpkg', '-i', '/root/current.deb']);
+  const verify = await root.run(['systemd-analyze', 'verify', '/usr/lib/systemd/system/vigil.service']);
+  assert.equal(verify.code, 0, verify.stderr);
+  assert.equal((verify.stdout + verify.stderr).trim(), '', 'systemd-analyze verify has nothing to say');
+  const security = await root.run(['systemd-analyze', 'security', '--offline=true', '/usr/lib/systemd/system/vigil.service']);
+  const exposure = Number(/Overall exposure level for vigil\.service: ([\d.]+)/.exec(security.stdout)?.[1]);
+  assert.ok(exposure <= 4, `exposure ${exposure} is "OK" or better:\n${security.stdout.slice(-600)}`);
+
+  const unit = unitSettings(await root.readFile('/usr/lib/systemd/system/vigil.service'));
+  assert.equal(unit.get('User'), 'vigil');
+  assert.equal(unit.get('ProtectSystem'), 'strict');
+  assert.deepEqual(unit.get('ReadWritePaths')?.split(' ').sort(), ['/var/lib/vigil', '/var/log/vigil']);
+  assert.equal(unit.get('NoNewPrivileges'), 'true');
+  assert.equal(unit.get('Restart'), 'on-failure');
+  assert.equal(unit.get('RestartPreventExitStatus'), '2', 'a refused configuration is not restarted in a loop');
+  assert.ok(Number(unit.get('TimeoutStopSec')) > 10, 'systemd waits longer than the recorder’s 10 s close');
+  for (const stream of ['StandardOutput', 'StandardError']) assert.ok(['journal', undefined].includes(unit.get(stream)), `${stream} reaches the journal`);
+  assert.equal(unit.get('ExecStart'), '/usr/bin/vigil-recorder --config /etc/vigil/config.yaml --conf-dir /etc/vigil/conf.d');
+});
+
+test('deb: install enables without starting; the installed recorder records; an upgrade keeps the changed config and restarts nothing; remove and purge', { skip: noRoot, timeout: 300_000 }, async (t) => {
+  const root = await ThrowawayRoot.create(t);
+  await root.copyIn(current.deb, '/root/current.deb');
+  await root.copyIn(upgrade.deb, '/root/upgrade.deb');
+
+  await mustRun(root, ['dpkg', '-i', '/root/current.deb']);
+  assert.match(await mustRun(root, ['id', 'vigil']), /uid=\d+\(vigil\) gid=\d+\(vigil\)/);
+  assert.deepEqual(activating(await root.takeSystemctlCalls()), ['enable vigil.service'], 'enabled on the first install, never started');
+  assert.equal(await root.stat('/etc/systemd/system/multi-user.target.wants/vigil.service', '%N'), "'/etc/systemd/system/multi-user.target.wants/vigil.service' -> '/lib/systemd/system/vigil.service'");
+  assert.equal(await root.stat('/etc/vigil/config.yaml'), 'root:vigil 640');
+  assert.equal(await root.stat('/etc/vigil'), 'root:vigil 750');
+  for (const dir of STATE_DIRS) assert.equal(await root.stat(dir), 'vigil:vigil 750', dir);
+
+  // The first start with the packaged configuration fails and names the key to fix, on stderr (the unit's journal).
+  const unedited = await root.run(['setpriv', '--reuid=vigil', '--regid=vigil', '--init-groups', '/usr/bin/vigil-recorder', '--config', '/etc/vigil/config.yaml', '--conf-dir', '/etc/vigil/conf.d']);
+  assert.equal(unedited.code, 2);
+  assert.match(unedited.stderr, /auth\.tokens/);
+
+  const camera = await startRtspCamera({ width: 320, height: 240, fps: 10, gop: 10, bitrateKbps: 200 });
+  t.after(() => camera.stop());
+  const port = await freePort();
+  const config = testConfig(port, camera.urlWithCredentials());
+  await root.writeFile('/etc/vigil/config.yaml', config);
+
+  const first = startInstalledRecorder(root, port);
+  await waitReady(first, current.version);
+  await waitUntil(async () => (await closedSegments(first.base, 'gate')).length >= 2, 30_000, 'two closed segments');
+  assert.ok(!first.output().includes('secret'), 'the camera password is not logged');
+
+  const upgraded = await root.run(['dpkg', '--force-confdef', '--force-confold', '-i', '/root/upgrade.deb']);
+  assert.equal(upgraded.code, 0, upgraded.stderr);
+  assert.equal(await root.readFile('/etc/vigil/config.yaml'), config, 'the changed config.yaml stays');
+  assert.match(await root.readFile('/etc/vigil/config.yaml.dpkg-dist'), new RegExp(`as packaged with vigil ${upgrade.version.replace(/\./g, '\\.')}`), 'the new default lands beside it');
+  assert.deepEqual(activating(await root.takeSystemctlCalls()), [], 'an upgrade starts, stops and restarts nothing');
+  assert.equal(first.child.exitCode, null, 'the running recorder keeps running');
+  assert.equal((await readiness(first.base)).version, current.version, '…with the old version until the restart');
+  assert.equal(await mustRun(root, ['/usr/bin/vigil-recorder', '--version']), `${upgrade.version}\n`);
+
+  const before = await closedSegments(first.base, 'gate');
+  assert.equal(await stopRecorder(first), 0, 'a clean stop');
+  const second = startInstalledRecorder(root, port);
+  await waitReady(second, upgrade.version);
+  const afterRestart = await closedSegments(second.base, 'gate');
+  for (const name of before) assert.ok(afterRestart.includes(name), `${name} recorded before the upgrade is still listed`);
+  await waitUntil(async () => (await closedSegments(second.base, 'gate')).length > afterRestart.length, 30_000, 'the new version records');
+  assert.equal(await stopRecorder(second), 0);
+
+  await mustRun(root, ['dpkg', '-r', 'vigil']);
+  assert.ok((await root.takeSystemctlCalls()).includes('stop vigil.service'), 'remove stops the service');
+  assert.ok(!(await root.exists('/usr/lib/vigil')), 'the program is gone');
+  assert.equal(await root.readFile('/etc/vigil/config.yaml'), config, 'remove keeps the configuration');
+  assert.ok(before.length > 0 && await root.exists(`/var/lib/vigil/recordings/${before[0]}`), 'remove keeps the recordings');
+
+  await mustRun(root, ['dpkg', '--purge', 'vigil']);
+  for (const gone of ['/etc/vigil', '/var/log/vigil', '/etc/systemd/system/multi-user.target.wants/vigil.service']) assert.ok(!(await root.exists(gone)), `purge removes ${gone}`);
+  assert.ok(await root.exists(`/var/lib/vigil/recordings/${before[0]}`), 'purge never deletes recordings');
+  assert.equal((await root.run(['dpkg-statoverride', '--list', '/etc/vigil/config.yaml'])).code, 1, 'purge removes the stat overrides');
+});
+
+test('rpm: install enables without starting; an upgrade keeps the changed config, places .rpmnew and restarts nothing; erase', { skip: noRoot, timeout: 180_000 }, async (t) => {
+  const root = await ThrowawayRoot.create(t);
+  await root.copyIn(current.rpm, '/root/current.rpm');
+  await root.copyIn(upgrade.rpm, '/root/upgrade.rpm');
+  // Debian's rpm database knows nothing of the dpkg-installed ffmpeg and shadow-utils: --nodeps.
+  await mustRun(root, ['rpm', '-i', '--nodeps', '/root/current.rpm']);
+  assert.match(await mustRun(root, ['id', 'vigil']), /\(vigil\)/);
+  assert.deepEqual(activating(await root.takeSystemctlCalls()), ['enable vigil.service'], 'enabled on the first install, never started');
+  assert.equal(await root.stat('/etc/vigil/config.yaml'), 'root:vigil 640');
+  for (const dir of STATE_DIRS) assert.equal(await root.stat(dir), 'vigil:vigil 750', dir);
+  assert.equal(await mustRun(root, ['setpriv', '--reuid=vigil', '--regid=vigil', '--init-groups', '/usr/bin/vigil-recorder', '--version']), `${current.version}\n`);
+
+  const changed = `${await root.readFile('/etc/vigil/config.yaml')}\n# changed by the administrator\n`;
+  await root.writeFile('/etc/vigil/config.yaml', changed);
+  await root.writeFile('/var/lib/vigil/recordings/kept.mp4', 'an old recording');
+  await mustRun(root, ['rpm', '-U', '--nodeps', '/root/upgrade.rpm']);
+  assert.equal(await root.readFile('/etc/vigil/config.yaml'), changed, 'the changed config.yaml stays');
+  assert.match(await root.readFile('/etc/vigil/config.yaml.rpmnew'), new RegExp(`as packaged with vigil ${upgrade.version.replace(/\./g, '\\.')}`));
+  assert.deepEqual(activating(await root.takeSystemctlCalls()), [], 'an upgrade starts, stops and restarts nothing');
+  for (const dir of STATE_DIRS) assert.equal(await root.stat(dir), 'vigil:vigil 750', `${dir} after the upgrade`);
+  assert.equal(await mustRun(root, ['/usr/bin/vigil-recorder', '--version']), `${upgrade.version}\n`);
+
+  await mustRun(root, ['rpm', '-e', '--nodeps', 'vigil']);
+  const calls = await root.takeSystemctlCalls();
+  assert.ok(calls.includes('stop vigil.service') && calls.some((c) => /disable vigil\.service/.test(c)), `erase stops and disables: ${calls.join('; ')}`);
+  assert.ok(!(await root.exists('/usr/lib/vigil')));
+  assert.equal(await root.readFile('/etc/vigil/config.yaml.rpmsave'), changed, 'the changed configuration is kept as .rpmsave');
+  assert.equal(await root.readFile('/var/lib/vigil/recordings/kept.mp4'), 'an old recording', 'erase never deletes recordings');
+});
+
+/** Key=value settings of a unit file (the last one of a key wins, as systemd reads them). */
+function unitSettings(text: string): Map<string, string> {
+  const settings = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z]+)=(.*)$/.exec(line);
+    if (m) settings.set(m[1]!, m[2]!);
+  }
+  return settings;
+}
+
+/** The systemctl calls that would start, stop, restart or enable something (daemon-reload only reads unit files). */
+function activating(calls: string[]): string[] {
+  return calls.map((c) => c.replace(/^--quiet /, '')).filter((c) => !/^daemon-reload\b/.test(c));
+}
+
+async function mustRun(root: ThrowawayRoot, argv: string[]): Promise<string> {
+  const r = await root.run(argv, { timeoutMs: 120_000 });
+  assert.equal(r.code, 0, `${argv.join(' ')} exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+async function runIn(argv: string[]): Promise<string> {
+  return ok(await runCommand(argv[0]!, argv.slice(1)), argv.join(' '));
+}
