@@ -24,6 +24,11 @@ function isOlder(candidate: string | undefined, current: string | undefined): bo
   return BigInt(candidate) < BigInt(current);
 }
 
+/** `candidate` is no newer than `current` (false when either is not an integer, as with isOlder). */
+function isNotNewer(candidate: string | undefined, current: string | undefined): boolean {
+  return candidate === current ? /^\d+$/.test(candidate ?? '') : isOlder(candidate, current);
+}
+
 export class Informer<T extends KubeObject> {
   private readonly store = new Map<string, T>();
   private readonly handlers: Array<ChangeHandler<T>> = [];
@@ -69,11 +74,15 @@ export class Informer<T extends KubeObject> {
   /**
    * Puts an object the operator itself just wrote into the cache, so the next reconcile reads its own write even
    * before the watch delivers it (client-go's mutation cache). A watch event carrying an older version is ignored.
+   * A write the watch has already overtaken is ignored too: when the key is absent although the informer has seen
+   * events up to this version or later, the object was deleted since (its DELETED event came before the write's own
+   * response), and putting it back would leave a ghost in the cache that no event ever removes.
    */
   upsert(obj: T): void {
     const key = keyOf(obj);
     const old = this.store.get(key);
     if (old && isOlder(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
+    if (!old && isNotNewer(obj.metadata.resourceVersion, this.resourceVersion)) return;
     this.store.set(key, obj);
     // A local write is a change like any other: the handlers hear of it now, and not again when the watch echoes it.
     if (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit(key, obj, old);

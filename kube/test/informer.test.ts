@@ -60,3 +60,34 @@ test('the cache follows creates, updates and deletes, and recovers from dropped 
   await seen('four', '1');
   assert.ok(informer.stats.errors > 0);
 });
+
+test('a local write that the watch has already overtaken with a deletion does not bring the object back', async (t) => {
+  const dir = await tempDir(t, 'vigil-informer-');
+  const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'kubeconfig') });
+  t.after(() => emulator.close());
+  const kc = new KubeConfig();
+  kc.loadFromFile(join(dir, 'kubeconfig'));
+  const client = new KubeClient(kc);
+  t.after(() => client.close());
+  const informer = new Informer<ConfigMap>('configmaps', client, Resources.configMaps, pino({ level: 'silent' }), systemClock, { namespace: 'default' });
+  informer.start();
+  t.after(() => informer.stop());
+  await informer.waitForSync();
+  const inCache = (name: string, present: boolean) => waitUntil(() => (informer.get(`default/${name}`) !== undefined) === present, 10_000, `${name} ${present ? 'in' : 'gone from'} the cache`, 20);
+
+  // The order a busy operator sees: delete, the DELETED event, then its own "being deleted" mark of the old copy.
+  informer.upsert(await client.create(Resources.configMaps, { metadata: { name: 'pod-like', namespace: 'default' }, data: { a: '1' } } as ConfigMap));
+  await inCache('pod-like', true);
+  const before = informer.get('default/pod-like')!;
+  await client.delete(Resources.configMaps, 'default', 'pod-like');
+  await inCache('pod-like', false);
+  informer.upsert({ ...before, metadata: { ...before.metadata, deletionTimestamp: new Date().toISOString() } });
+  assert.equal(informer.get('default/pod-like'), undefined, 'a deleted object came back into the cache');
+
+  // A new object of the same name is newer than the deletion: its create's response goes in, before the watch or not.
+  const again = await client.create(Resources.configMaps, { metadata: { name: 'pod-like', namespace: 'default' }, data: { a: '2' } } as ConfigMap);
+  informer.upsert(again);
+  assert.equal(informer.get('default/pod-like')?.data?.a, '2');
+  await client.delete(Resources.configMaps, 'default', 'pod-like');
+  await inCache('pod-like', false);
+});
