@@ -22,6 +22,7 @@ import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './
 import { clkTck, descendants } from './lib/proc.js';
 import { freePort } from '@vigil/testing/net';
 import { watchRecorderOutput } from './lib/recorder-output.js';
+import { envInt } from './lib/numbers.js';
 
 export const description =
   'archive jobs: export of 4 h vs `cat` of the same files (target ≥ 50 % of the copy speed); time-lapse of 1 h at speed 60 vs the plain full-decode ffmpeg command (target ≥ 3× faster)';
@@ -55,11 +56,6 @@ const plainTimelapseArgs = (list, out) => [
   '-f', 'concat', '-safe', '0', '-i', list,
   '-vf', `setpts=PTS/${SPEED},fps=30,scale='min(1280,iw)':-2`, '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-an', out,
 ];
-
-const envInt = (name, dflt) => {
-  const n = Number(process.env[name]);
-  return Number.isInteger(n) && n > 0 ? n : dflt;
-};
 
 export const defaults = {
   repeats: 2, // export/cat pairs (order alternates: cat first, then export first, …); medians reported

@@ -12,6 +12,7 @@ import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './
 import { readRssKiB } from './lib/proc.js';
 import { freePort } from '@vigil/testing/net';
 import { watchRecorderOutput } from './lib/recorder-output.js';
+import { envInt, percentile } from './lib/numbers.js';
 
 export const description =
   'archive listing: one-day listing with days, p50/p99, walk and database modes, 1 camera × 365 days and 20 cameras × 30 days of 1-minute segments; start-up walk of 1.39 M files';
@@ -28,11 +29,6 @@ const SHAPES = [
   { name: '1cam_365d', cameras: ['cam-year'], days: 365, start: Date.UTC(2025, 0, 1) / 1000 },
   { name: '20cam_30d', cameras: Array.from({ length: 20 }, (_, i) => `cam${String(i + 1).padStart(2, '0')}`), days: 30, start: Date.UTC(2025, 10, 1) / 1000 },
 ];
-
-const envInt = (name, dflt) => {
-  const n = Number(process.env[name]);
-  return Number.isInteger(n) && n > 0 ? n : dflt;
-};
 
 export const defaults = {
   listings: envInt('VIGIL_BENCH_LISTINGS', 300), // measured listings per mode × shape
@@ -58,11 +54,6 @@ function rng(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? null;
 }
 
 const r2 = (x) => (x === null ? null : Math.round(x * 100) / 100);

@@ -7,17 +7,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './lib/lifecycle.js';
+import { envInt, percentile } from './lib/numbers.js';
 
 export const description = 'failover: 10 kill -9 of a random recorder under 12 cameras — archive gaps and silence → reassignment; planned-move gaps';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const E2E = join(ROOT, 'recorder', 'dist', 'test', 'e2e');
 const NODES = ['node-a', 'node-b', 'node-c'];
-
-const envInt = (name, dflt) => {
-  const n = Number(process.env[name]);
-  return Number.isInteger(n) && n > 0 ? n : dflt;
-};
 
 export const defaults = {
   failoverKills: envInt('VIGIL_BENCH_FAILOVER_KILLS', 10),
@@ -27,12 +23,6 @@ export const defaults = {
 
 function log(msg) {
   process.stderr.write(`[failover] ${msg}\n`);
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
 /** node:test's TestContext as far as the fixture uses it: cleanups run at the end, last registered first. */

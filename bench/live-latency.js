@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
 import { descendants, WindowSampler } from './lib/proc.js';
 import { freePort } from '@vigil/testing/net';
+import { percentile } from './lib/numbers.js';
 
 export const description =
   'live view: recorder CPU per WebSocket viewer (1, 10, 50) and stamped camera-to-Chromium latency p50/p95 (720p, 2 Mbps, GOP 2 s)';
@@ -26,11 +27,6 @@ export const defaults = {
 
 function log(msg) {
   process.stderr.write(`[live] ${msg}\n`);
-}
-
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? null;
 }
 
 /** Child mode: `node live-latency.js --ws-viewers N URL` holds N sockets open, reading everything, until stdin closes. */

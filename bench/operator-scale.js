@@ -9,6 +9,7 @@ import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kub
 import { runKubectl, startKubeEmulator } from '@vigil/testing/kube-emulator';
 import { makeTempDir, removeTempDir, sleep } from './lib/lifecycle.js';
 import { clkTck, readRssKiB, readStat } from './lib/proc.js';
+import { envInt } from './lib/numbers.js';
 
 export const description = 'operator: 500 Cameras on 10 RecorderNodes in the emulator — assign-all time, failover distribution of a dead node\'s cameras, operator CPU/RSS idle and converging';
 
@@ -16,11 +17,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OPERATOR_BIN = join(ROOT, 'operator', 'bin', 'vigil-operator.js');
 const CRD_DIR = join(ROOT, 'helm', 'vigil', 'crds');
 const NS = 'vigil';
-
-const envInt = (name, dflt) => {
-  const n = Number(process.env[name]);
-  return Number.isInteger(n) && n > 0 ? n : dflt;
-};
 
 export const defaults = {
   operatorCameras: envInt('VIGIL_BENCH_OPERATOR_CAMERAS', 500),

@@ -12,7 +12,7 @@ import { runCommand, ok } from '@vigil/testing/command';
 import { waitUntil } from '@vigil/testing/processes';
 import { canMakeThrowawayRoot, ThrowawayRoot } from './support/throwaway-root.js';
 import {
-  buildPackages, closedSegments, debControl, debPaths, nextPatch, readiness, REPO_VERSION, rpmQuery, startInstalledRecorder,
+  AS_VIGIL, buildPackages, closedSegments, debControl, debPaths, nextPatch, readiness, REPO_VERSION, rpmQuery, startInstalledRecorder,
   stopRecorder, testConfig, waitReady, type BuiltPackages,
 } from './support/packages.js';
 
@@ -42,7 +42,7 @@ test('the deb: control fields, config.yaml as its only conffile, the tree under 
   assert.equal(control['Version'], REPO_VERSION);
   assert.equal(control['Architecture'], 'amd64');
   assert.match(control['Depends'] ?? '', /(^|, )ffmpeg(,|$)/);
-  const conffiles = (await runIn(['dpkg-deb', '--info', current.deb, 'conffiles'])).trim();
+  const conffiles = ok(await runCommand('dpkg-deb', ['--info', current.deb, 'conffiles']), 'dpkg-deb --info conffiles').trim();
   assert.equal(conffiles, '/etc/vigil/config.yaml');
 
   const paths = new Set(await debPaths(current.deb));
@@ -107,7 +107,7 @@ test('deb: install enables without starting; the installed recorder records; an 
   for (const dir of STATE_DIRS) assert.equal(await root.stat(dir), 'vigil:vigil 750', dir);
 
   // The first start with the packaged configuration fails and names the key to fix, on stderr (the unit's journal).
-  const unedited = await root.run(['setpriv', '--reuid=vigil', '--regid=vigil', '--init-groups', '/usr/bin/vigil-recorder', '--config', '/etc/vigil/config.yaml', '--conf-dir', '/etc/vigil/conf.d']);
+  const unedited = await root.run([...AS_VIGIL, '/usr/bin/vigil-recorder', '--config', '/etc/vigil/config.yaml', '--conf-dir', '/etc/vigil/conf.d']);
   assert.equal(unedited.code, 2);
   assert.match(unedited.stderr, /auth\.tokens/);
 
@@ -162,7 +162,7 @@ test('rpm: install enables without starting; an upgrade keeps the changed config
   assert.deepEqual(activating(await root.takeSystemctlCalls()), ['enable vigil.service'], 'enabled on the first install, never started');
   assert.equal(await root.stat('/etc/vigil/config.yaml'), 'root:vigil 640');
   for (const dir of STATE_DIRS) assert.equal(await root.stat(dir), 'vigil:vigil 750', dir);
-  assert.equal(await mustRun(root, ['setpriv', '--reuid=vigil', '--regid=vigil', '--init-groups', '/usr/bin/vigil-recorder', '--version']), `${current.version}\n`);
+  assert.equal(await mustRun(root, [...AS_VIGIL, '/usr/bin/vigil-recorder', '--version']), `${current.version}\n`);
 
   const changed = `${await root.readFile('/etc/vigil/config.yaml')}\n# changed by the administrator\n`;
   await root.writeFile('/etc/vigil/config.yaml', changed);
@@ -203,6 +203,3 @@ async function mustRun(root: ThrowawayRoot, argv: string[]): Promise<string> {
   return r.stdout;
 }
 
-async function runIn(argv: string[]): Promise<string> {
-  return ok(await runCommand(argv[0]!, argv.slice(1)), argv.join(' '));
-}

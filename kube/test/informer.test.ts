@@ -1,7 +1,7 @@
 // Informer against the emulator: list+watch into the cache, and back in step after dropped watches, 410 Gone and 500s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startKubeEmulator } from '@vigil/testing/kube-emulator';
@@ -9,7 +9,8 @@ import { waitUntil } from '@vigil/testing/processes';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { Informer, KubeClient, Resources, systemClock, type ConfigMap } from '../src/index.js';
 
-test('the cache follows creates, updates and deletes, and recovers from dropped watches, 410 Gone and 500s', async (t) => {
+/** An emulator and a client of it, both closed when the test ends. */
+async function emulatorAndClient(t: TestContext) {
   const dir = await tempDir(t, 'vigil-informer-');
   const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'kubeconfig') });
   t.after(() => emulator.close());
@@ -17,6 +18,11 @@ test('the cache follows creates, updates and deletes, and recovers from dropped 
   kc.loadFromFile(join(dir, 'kubeconfig'));
   const client = new KubeClient(kc);
   t.after(() => client.close());
+  return { emulator, client };
+}
+
+test('the cache follows creates, updates and deletes, and recovers from dropped watches, 410 Gone and 500s', async (t) => {
+  const { emulator, client } = await emulatorAndClient(t);
   await client.create(Resources.configMaps, { metadata: { name: 'before', namespace: 'default' }, data: { a: '1' } } as ConfigMap);
 
   const informer = new Informer<ConfigMap>('configmaps', client, Resources.configMaps, pino({ level: 'silent' }), systemClock, { namespace: 'default', minRetryMs: 100, maxRetryMs: 500 });
@@ -62,13 +68,7 @@ test('the cache follows creates, updates and deletes, and recovers from dropped 
 });
 
 test('a local write that the watch has already overtaken with a deletion does not bring the object back', async (t) => {
-  const dir = await tempDir(t, 'vigil-informer-');
-  const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'kubeconfig') });
-  t.after(() => emulator.close());
-  const kc = new KubeConfig();
-  kc.loadFromFile(join(dir, 'kubeconfig'));
-  const client = new KubeClient(kc);
-  t.after(() => client.close());
+  const { client } = await emulatorAndClient(t);
   const informer = new Informer<ConfigMap>('configmaps', client, Resources.configMaps, pino({ level: 'silent' }), systemClock, { namespace: 'default' });
   informer.start();
   t.after(() => informer.stop());

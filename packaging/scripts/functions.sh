@@ -1,5 +1,6 @@
 # shellcheck shell=sh
-# Steps shared by the deb maintainer scripts and the rpm scriptlets; the package build puts this file at the top of each.
+# Steps of the deb maintainer scripts and the rpm scriptlets; the package build puts this file at the top of each
+# (vigil_make_state_dirs is the deb's: the rpm lists those directories with owner and mode in %files).
 # The service is enabled on the first install only, never started or restarted by the package (docs/operations.md).
 
 vigil_systemd_running() { [ -d /run/systemd/system ]; }

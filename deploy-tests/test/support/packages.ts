@@ -68,11 +68,14 @@ export function testConfig(port: number, cameraUrl: string): string {
   ].join('\n');
 }
 
+/** Runs the rest of an argv as the package's vigil user, the way the unit's User=/Group= do (exec, no session). */
+export const AS_VIGIL = ['setpriv', '--reuid=vigil', '--regid=vigil', '--init-groups'];
+
 export interface InstalledRecorder { child: ChildProcess; base: string; output: () => string }
 
 /** Starts /usr/bin/vigil-recorder in the root as the vigil user from /var/lib/vigil, the way the unit does. */
 export function startInstalledRecorder(root: ThrowawayRoot, port: number): InstalledRecorder {
-  const child = root.spawn(['setpriv', '--reuid=vigil', '--regid=vigil', '--init-groups', 'sh', '-c', 'cd /var/lib/vigil && exec /usr/bin/vigil-recorder --config /etc/vigil/config.yaml --conf-dir /etc/vigil/conf.d']);
+  const child = root.spawn([...AS_VIGIL, 'sh', '-c', 'cd /var/lib/vigil && exec /usr/bin/vigil-recorder --config /etc/vigil/config.yaml --conf-dir /etc/vigil/conf.d']);
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
   child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));

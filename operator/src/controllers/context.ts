@@ -1,7 +1,7 @@
 // What every controller is handed: the caches (informers), the client, the settings and the seams (clock, log, metrics, events).
 import type { Camera, RecorderNode } from '@vigil/crds';
 import type { Logger } from 'pino';
-import type { Clock, KubeClient, ConfigMap, Ingress, Lease, Node, Pod, Service, Informer } from '@vigil/kube';
+import { isAlreadyExists, type Clock, type KubeClient, type KubeObject, type ConfigMap, type Ingress, type Lease, type Node, type Pod, type ResourceType, type Service, type Informer } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
 import type { OperatorMetrics } from '../metrics.js';
 import type { EventRecorder } from './events.js';
@@ -35,4 +35,19 @@ export interface ControllerContext {
 /** Cache key of a namespaced object in the release namespace. */
 export function nsKey(ctx: ControllerContext, name: string): string {
   return `${ctx.namespace}/${name}`;
+}
+
+/**
+ * Creates `want` and puts the answer into `cache` at once, so the next reconcile reads its own write before the watch
+ * delivers it. Undefined when the object exists already (another pass or the other replica made it; the watch brings it).
+ */
+export async function createCached<T extends KubeObject>(ctx: ControllerContext, type: ResourceType, cache: Informer<T>, want: T, signal: AbortSignal): Promise<T | undefined> {
+  try {
+    const created = await ctx.client.create(type, want, { signal });
+    cache.upsert(created);
+    return created;
+  } catch (err) {
+    if (isAlreadyExists(err)) return undefined;
+    throw err;
+  }
 }

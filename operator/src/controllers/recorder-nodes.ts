@@ -1,9 +1,9 @@
 // Kubernetes Node → RecorderNode: every eligible Node (--node-selector) gets a RecorderNode with member: true.
 // A RecorderNode is never deleted here: its node's archive and name outlive the Node object (spec "Restoring a node").
 import { API_VERSION, Labels, RECORDER_NODE_KIND, type RecorderNode } from '@vigil/crds';
-import { isAlreadyExists, Resources } from '@vigil/kube';
+import { Resources } from '@vigil/kube';
 import type { ReconcileResult } from '../runtime/controller.js';
-import type { ControllerContext } from './context.js';
+import { createCached, type ControllerContext } from './context.js';
 import { MANAGED_BY } from '../desired/names.js';
 
 export function reconcileRecorderNodeFor(ctx: ControllerContext) {
@@ -18,12 +18,7 @@ export function reconcileRecorderNodeFor(ctx: ControllerContext) {
       metadata: { name: nodeName, labels: { [Labels.name]: 'vigil', [Labels.managedBy]: MANAGED_BY } },
       spec: { nodeName, member: true },
     };
-    try {
-      const created = await ctx.client.create(Resources.recorderNodes, rn, { signal });
-      ctx.caches.recorderNodes.upsert(created);
-      ctx.events.normal(created, 'MemberAdded', `node ${nodeName} joined as a member`);
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-    }
+    const created = await createCached(ctx, Resources.recorderNodes, ctx.caches.recorderNodes, rn, signal);
+    if (created) ctx.events.normal(created, 'MemberAdded', `node ${nodeName} joined as a member`);
   };
 }

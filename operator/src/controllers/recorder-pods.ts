@@ -1,12 +1,12 @@
 // One recorder Pod, one Service and (with a host template) one Ingress per RecorderNode; a changed Pod template is
 // rolled one node at a time: the next Pod is replaced only when every rolled Pod is Ready and its node online.
 import { nodeLeaseName, type RecorderNode } from '@vigil/crds';
-import { isAlreadyExists, isNotFound, Resources, type Ingress, type Pod, type Service, isOnline } from '@vigil/kube';
+import { isNotFound, Resources, type Ingress, type Service, isOnline } from '@vigil/kube';
 import { RECORDER_LABEL, recorderName } from '../desired/names.js';
 import { isPodReady, templateHashOf } from '../desired/pod.js';
 import { desiredIngress, desiredService } from '../desired/service.js';
 import type { ReconcileResult } from '../runtime/controller.js';
-import { nsKey, type ControllerContext } from './context.js';
+import { createCached, nsKey, type ControllerContext } from './context.js';
 import type { PodTemplates } from './pod-templates.js';
 
 const WAIT_MS = 1000;
@@ -34,11 +34,7 @@ async function ensureService(ctx: ControllerContext, rn: RecorderNode, signal: A
   const want = desiredService(rn, ctx.settings, ctx.namespace);
   const have = ctx.caches.services.get(nsKey(ctx, want.metadata.name ?? ''));
   if (!have) {
-    try {
-      ctx.caches.services.upsert(await ctx.client.create(Resources.services, want, { signal }));
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-    }
+    await createCached(ctx, Resources.services, ctx.caches.services, want, signal);
     return;
   }
   const current = { selector: have.spec?.selector, ports: have.spec?.ports?.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol })), labels: have.metadata.labels };
@@ -57,11 +53,7 @@ async function ensureIngress(ctx: ControllerContext, rn: RecorderNode, signal: A
     return;
   }
   if (!have) {
-    try {
-      ctx.caches.ingresses.upsert(await ctx.client.create(Resources.ingresses, want, { signal }));
-    } catch (err) {
-      if (!isAlreadyExists(err)) throw err;
-    }
+    await createCached(ctx, Resources.ingresses, ctx.caches.ingresses, want, signal);
     return;
   }
   if (sameJson({ spec: have.spec, labels: have.metadata.labels }, { spec: want.spec, labels: want.metadata.labels })) return;
@@ -90,14 +82,8 @@ export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodT
     const podName = want.metadata.name ?? '';
     const have = ctx.caches.pods.get(nsKey(ctx, podName));
     if (!have) {
-      try {
-        const created = await ctx.client.create<Pod>(Resources.pods, want, { signal });
-        ctx.caches.pods.upsert(created);
-        ctx.log.info({ node: name, pod: podName, hash: templateHashOf(want) }, 'recorder Pod created');
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        return { requeueAfterMs: WAIT_MS };
-      }
+      if (!(await createCached(ctx, Resources.pods, ctx.caches.pods, want, signal))) return { requeueAfterMs: WAIT_MS };
+      ctx.log.info({ node: name, pod: podName, hash: templateHashOf(want) }, 'recorder Pod created');
       return;
     }
     if (have.metadata.deletionTimestamp) return { requeueAfterMs: WAIT_MS };

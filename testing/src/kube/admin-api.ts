@@ -1,18 +1,10 @@
 // The emulator's own HTTP API under /emulator/ (admin token only): fault injection, fake-kubelet knobs and ServiceAccount tokens for the binary's users.
 import { badRequest, pathNotFound } from './status-errors.js';
 import { isRecord } from './types.js';
+import type { KubeEmulatorFaults, KubeEmulatorKubelet } from './emulator.js';
 
-export interface AdminControls {
-  cutOff(token: string, mode: 'refuse' | 'hang'): void;
-  restore(token: string): void;
-  setLatency(ms: number): void;
-  failRequests(opts: { status?: number; count?: number; forMs?: number; token?: string }): void;
-  clearFailures(): void;
-  dropWatches(): void;
-  compactHistory(): void;
-  reset(): void;
-  setPodReadinessUrl(namespace: string, podName: string, url: string | undefined): void;
-  setNodeReady(nodeName: string, ready: boolean): void;
+/** What the admin API drives: the emulator's faults and fake kubelet, token issuing and statistics. */
+export interface AdminControls extends KubeEmulatorFaults, KubeEmulatorKubelet {
   issueServiceAccountToken(namespace: string, name: string): Promise<string>;
   stats(): Record<string, unknown>;
 }

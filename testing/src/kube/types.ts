@@ -1,4 +1,5 @@
 // The shapes the emulator passes around: stored objects, resource types and the authenticated user.
+import type { ObjectMeta as VigilObjectMeta, OwnerReference } from '@vigil/crds';
 import type { Schema } from './schema.js';
 
 /** A stored Kubernetes object: plain JSON with apiVersion, kind and metadata. */
@@ -9,29 +10,11 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+export type { OwnerReference };
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
+/** metav1.ObjectMeta: the fields Vigil uses (@vigil/crds) and those only a server writes; unknown ones are kept. */
+export interface ObjectMeta extends VigilObjectMeta {
   deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  ownerReferences?: OwnerReference[];
-  finalizers?: string[];
   managedFields?: ManagedFieldsEntry[];
   [field: string]: unknown;
 }
