@@ -17,7 +17,39 @@ export interface RtspCameraOptions {
   gop?: number;
   bitrateKbps?: number;
   port?: number;
+  // Codec options, for `source: 'live'` only (the fixture refuses them with a file source). Left out, the
+  // camera is the original one: H.264 constrained-baseline, no B-frames, no audio.
+  /**
+   * Video codec, RTP payload type 96. 'h264' (default): x264enc ! rtph264pay. 'h265': x265enc
+   * tune=zerolatency speed-preset=ultrafast, caps profile=main, rtph265pay (config-interval=1); no
+   * B-frames; `profile` and `bframes` are refused with it.
+   */
+  codec?: 'h264' | 'h265';
+  /**
+   * H.264 profile, forced through x264enc's output caps. 'baseline' (default unless `bframes` > 0): caps
+   * profile=constrained-baseline, tune=zerolatency speed-preset=ultrafast, as always. 'main' and 'high':
+   * caps profile=main|high with speed-preset=superfast (CABAC on; 8x8 transform on for high). Defaults to
+   * 'main' when `bframes` > 0; 'baseline' together with `bframes` > 0 is refused.
+   */
+  profile?: 'baseline' | 'main' | 'high';
+  /**
+   * H.264 B-frames between reference frames (default 0). Above 0 the encoder runs without
+   * tune=zerolatency (which forces 0 B-frames), with b-adapt=false and b-pyramid=false, so every GOP
+   * carries exactly this many B-frames between P-frames: PTS differs from DTS and the RTP timestamps
+   * (taken from PTS) go back and forth. Needs profile 'main' or 'high' (picked as 'main' when `profile`
+   * is left out).
+   */
+  bframes?: number;
+  /**
+   * A second stream (a 440 Hz sine) in the same RTSP session. 'none' (default): video only. 'aac':
+   * 48000 Hz mono AAC-LC 64 kbit/s (voaacenc), RTP mpeg4-generic (rtpmp4gpay), payload type 97.
+   * 'pcmu': 8000 Hz mono G.711 mu-law (rtppcmupay), static payload type 0.
+   */
+  audio?: 'none' | 'aac' | 'pcmu';
 }
+
+/** The codec options given to startRtspCamera; only those that were set are passed to the fixture. */
+type CodecOptions = Pick<RtspCameraOptions, 'codec' | 'profile' | 'bframes' | 'audio'>;
 
 export interface RtspCamera {
   readonly port: number;
@@ -83,7 +115,9 @@ export interface Spawned {
   port: number;
 }
 
-function fixtureArgs(port: number, o: Required<Omit<RtspCameraOptions, 'port' | 'file'>> & { file?: string }): string[] {
+type FixtureSettings = Required<Omit<RtspCameraOptions, 'port' | 'file' | keyof CodecOptions>> & { file?: string } & CodecOptions;
+
+function fixtureArgs(port: number, o: FixtureSettings): string[] {
   const args = [
     FIXTURE,
     '--port', String(port),
@@ -100,6 +134,10 @@ function fixtureArgs(port: number, o: Required<Omit<RtspCameraOptions, 'port' | 
     '--watch-stdin',
   ];
   if (o.file !== undefined) args.push('--file', o.file);
+  if (o.codec !== undefined) args.push('--codec', o.codec);
+  if (o.profile !== undefined) args.push('--profile', o.profile);
+  if (o.bframes !== undefined) args.push('--bframes', String(o.bframes));
+  if (o.audio !== undefined) args.push('--audio', o.audio);
   return args;
 }
 
@@ -275,7 +313,7 @@ export async function startRtspCamera(opts: RtspCameraOptions = {}): Promise<Rts
   const path = rawPath.startsWith('/') ? rawPath : `/${rawPath}`;
   const user = opts.user ?? DEFAULT_USER;
   const password = opts.password ?? DEFAULT_PASSWORD;
-  const settings = {
+  const settings: FixtureSettings = {
     path,
     auth: opts.auth ?? 'none',
     user,
@@ -287,7 +325,11 @@ export async function startRtspCamera(opts: RtspCameraOptions = {}): Promise<Rts
     gop: opts.gop ?? 25,
     bitrateKbps: opts.bitrateKbps ?? 1000,
     ...(opts.file !== undefined ? { file: opts.file } : {}),
-  } as const;
+    ...(opts.codec !== undefined ? { codec: opts.codec } : {}),
+    ...(opts.profile !== undefined ? { profile: opts.profile } : {}),
+    ...(opts.bframes !== undefined ? { bframes: opts.bframes } : {}),
+    ...(opts.audio !== undefined ? { audio: opts.audio } : {}),
+  };
   const args = (port: number): string[] => fixtureArgs(port, settings);
 
   if (opts.port !== undefined) {
