@@ -1,15 +1,23 @@
-// Benchmark "recording": CPU and memory of the Vigil recorder (Node + its ffmpegs) against plain
-// `ffmpeg -c copy -f segment` processes recording the same GStreamer cameras, alternated in one invocation.
+// Benchmark "recording": CPU and memory of the Vigil recorder — native RTSP ingest (subject "native") and one ffmpeg per
+// camera ("vigil-ffmpeg") — against plain `ffmpeg -c copy -f segment` processes ("baseline") recording the same
+// GStreamer cameras, alternated in one invocation. A recorder run counts only if it really recorded every camera the
+// way it was asked to: a camera with nothing written in the window, or native ingest falling back to ffmpeg, fails it.
 import { existsSync, openSync, closeSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCameras } from './lib/cameras.js';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopAll, stopTracked } from './lib/lifecycle.js';
-import { descendants, WindowSampler } from './lib/proc.js';
+import { descendants, readMachineTicks, WindowSampler } from './lib/proc.js';
 
 export const description =
-  'recorder (Node + ffmpeg children) vs plain `ffmpeg -c copy -f segment`: CPU and RSS for 1, 10, 50 GStreamer cameras (720p, 2 Mbps H.264)';
+  'recorder with native ingest / with ffmpeg per camera vs plain `ffmpeg -c copy -f segment`: CPU and memory for 1, 10, 50, 100 GStreamer cameras (720p, 2 Mbps H.264)';
+
+/** What can be measured: `--subjects` picks among these (vigil-flags also needs --recorder-node-args). */
+export const subjects = ['native', 'vigil-ffmpeg', 'baseline', 'vigil-flags'];
+const DEFAULT_SUBJECTS = ['native', 'vigil-ffmpeg', 'baseline'];
+/** The recorder subjects and the `ingest` their config sets. */
+const INGEST = { native: 'native', 'vigil-ffmpeg': 'ffmpeg', 'vigil-flags': 'native' };
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RECORDER_BIN = join(ROOT, 'recorder', 'bin', 'vigil-recorder.js');
@@ -21,13 +29,14 @@ const STREAM = { width: 1280, height: 720, fps: 25, gop: 50, bitrateKbps: 2000, 
 const SEGMENT_SECONDS = 60;
 
 export const defaults = {
-  cameras: [1, 10, 50],
+  cameras: [1, 10, 50, 100],
+  subjects: undefined, // default: DEFAULT_SUBJECTS, plus vigil-flags with recorderNodeArgs
   seconds: 30, // measurement window
   warmup: 10, // after every camera has started writing
-  repeats: 2, // vigil/baseline pairs per camera count; medians are reported
+  repeats: 2, // runs of every subject per camera count; medians are reported
   perServer: 25, // mount points per GStreamer server process
   cpuProf: undefined, // directory: run the recorder under `node --cpu-prof` (its numbers are then not comparable)
-  recorderNodeArgs: undefined, // string: also measure a third subject, "vigil-flags", the recorder under `node ARGS`
+  recorderNodeArgs: undefined, // string: also measure "vigil-flags", the recorder (native ingest) under `node ARGS`
   keep: false, // keep the temp dir (recordings, logs)
 };
 
@@ -35,8 +44,8 @@ function log(msg) {
   process.stderr.write(`[recording] ${msg}\n`);
 }
 
-/** Bytes on disk per camera key under `dir`; `keyOf(relativePath)` names the camera of a file (or undefined). */
-function bytesByCamera(dir, keyOf) {
+/** Files on disk per camera key under `dir` as { bytes, files }; `keyOf(relativePath)` names the camera of a file (or undefined). */
+function filesByCamera(dir, keyOf) {
   const out = new Map();
   let entries;
   try {
@@ -54,9 +63,17 @@ function bytesByCamera(dir, keyOf) {
       continue; // renamed or removed meanwhile
     }
     if (!st.isFile()) continue;
-    out.set(key, (out.get(key) ?? 0) + st.size);
+    const e = out.get(key) ?? { bytes: 0, files: 0 };
+    e.bytes += st.size;
+    e.files++;
+    out.set(key, e);
   }
   return out;
+}
+
+/** Bytes on disk per camera key under `dir`. */
+function bytesByCamera(dir, keyOf) {
+  return new Map([...filesByCamera(dir, keyOf)].map(([k, e]) => [k, e.bytes]));
 }
 
 /** Node flags split on whitespace (no quoting: V8/Node flags need none). */
@@ -87,22 +104,64 @@ function tail(file, bytes = 3000) {
   }
 }
 
-/** Measures one subject that is already running: warm-up, then the window. */
-async function measure({ count, dir, keyOf, list, warmup, seconds }) {
+/**
+ * Measures one subject that is already running: warm-up, then the window. `list()` names the subject's processes; the
+ * camera servers are sampled alongside as role 'cameras' (not part of any subject's figures: they show starvation).
+ * Every camera is `cam<i>`: those with no byte written during the window are listed in `silentCameras`.
+ */
+async function measure({ count, dir, keyOf, list, cameraPids, warmup, seconds }) {
   await sleep(warmup * 1000);
   const before = bytesByCamera(dir, keyOf);
-  const sampler = new WindowSampler(list).start();
+  const machineBefore = readMachineTicks();
+  const sampler = new WindowSampler(() => [...list(), ...cameraPids.map((pid) => ({ pid, role: 'cameras' }))]).start();
   await sleep(seconds * 1000);
   const result = sampler.stop();
-  const after = bytesByCamera(dir, keyOf);
+  const machineAfter = readMachineTicks();
+  const afterFiles = filesByCamera(dir, keyOf);
+  const after = new Map([...afterFiles].map(([k, e]) => [k, e.bytes]));
   // Files can be closed/renamed but not shrink; a camera that stopped writing shows as a low rate.
   const written = sum(after) - sum(before);
-  const lowCameras = [...after.keys()].filter((k) => (after.get(k) - (before.get(k) ?? 0)) * 8 / 1000 / result.seconds < STREAM.bitrateKbps * 0.5).length
-    + Math.max(0, count - after.size);
-  return { ...result, writtenKbpsPerCamera: (written * 8) / 1000 / result.seconds / count, lowCameras };
+  const grew = (k) => (after.get(k) ?? 0) - (before.get(k) ?? 0);
+  const cameraKeys = Array.from({ length: count }, (_, i) => `cam${i}`);
+  const lowCameras = cameraKeys.filter((k) => (grew(k) * 8) / 1000 / result.seconds < STREAM.bitrateKbps * 0.5).length;
+  const silentCameras = cameraKeys.filter((k) => grew(k) <= 0);
+  const machineTotal = machineAfter.total - machineBefore.total;
+  return {
+    ...result,
+    writtenKbpsPerCamera: (written * 8) / 1000 / result.seconds / count,
+    lowCameras,
+    silentCameras,
+    segmentFiles: [...afterFiles.values()].reduce((a, e) => a + e.files, 0),
+    machineBusyPercent: machineTotal > 0 ? ((machineAfter.busy - machineBefore.busy) / machineTotal) * 100 : NaN,
+  };
 }
 
-async function runVigil({ count, urls, dir, opts, freePort, nodeFlags = [] }) {
+/** `GET /api/cameras` of a recorder: how many cameras each ingest path reads (undefined: the answer has no `ingest`). */
+async function ingestPaths(port) {
+  try {
+    const res = await globalThis.fetch(`http://127.0.0.1:${port}/api/cameras`, { signal: AbortSignal.timeout(10_000) });
+    const list = await res.json();
+    if (!Array.isArray(list) || list.some((c) => !('ingest' in c))) return undefined;
+    const out = {};
+    for (const c of list) out[String(c.ingest)] = (out[String(c.ingest)] ?? 0) + 1;
+    return out;
+  } catch (err) {
+    return { error: String(err) };
+  }
+}
+
+/** The recorder log's lines (JSON from pino, or text) whose message contains `text`. */
+function logLines(logFile, text) {
+  let content = '';
+  try {
+    content = readFileSync(logFile, 'utf8');
+  } catch {
+    return [];
+  }
+  return content.split('\n').filter((line) => line.includes(text));
+}
+
+async function runVigil({ count, urls, cameraPids, dir, opts, freePort, ingest, nodeFlags = [] }) {
   const recDir = join(dir, 'rec');
   const confDir = join(dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
@@ -114,6 +173,7 @@ async function runVigil({ count, urls, dir, opts, freePort, nodeFlags = [] }) {
     work_dir: join(dir, 'work'),
     auth: { disabled: true },
     record: { segment_seconds: SEGMENT_SECONDS },
+    ingest, // the recorder's default for ingest_read_tick_ms applies
     cameras: urls.map((source, i) => ({ id: `cam${i}`, source })),
   };
   const configFile = join(dir, 'config.yaml');
@@ -141,15 +201,27 @@ async function runVigil({ count, urls, dir, opts, freePort, nodeFlags = [] }) {
       for (const p of descendants(child.pid)) out.push({ pid: p.pid, role: p.comm === 'ffmpeg' ? 'ffmpeg' : 'other' });
       return out;
     };
-    const m = await measure({ count, dir: recDir, keyOf, list, warmup: opts.warmup, seconds: opts.seconds });
-    const restarts = (readFileSync(logFile, 'utf8').match(/restarting ingest|ingest ended; restarting/g) ?? []).length;
-    return { ...m, restarts };
+    const m = await measure({ count, dir: recDir, keyOf, list, cameraPids, warmup: opts.warmup, seconds: opts.seconds });
+    const paths = await ingestPaths(port);
+    const restarts = logLines(logFile, 'restarting').filter((l) => /restarting ingest|ingest ended; restarting/.test(l)).length;
+    const fallbacks = logLines(logFile, 'falling back to ffmpeg');
+    // Whatever else than recording the recorder did: what went wrong is in its log.
+    const problems = [];
+    if (m.silentCameras.length > 0) problems.push(`${m.silentCameras.length} of ${count} camera(s) wrote nothing during the window (${m.silentCameras.slice(0, 10).join(', ')}${m.silentCameras.length > 10 ? ', …' : ''})`);
+    if (fallbacks.length > 0) problems.push(`the recorder logged ${fallbacks.length} fallback(s) to ffmpeg, e.g.: ${fallbacks[0].slice(0, 400)}`);
+    if (paths === undefined) log(`  (GET /api/cameras has no "ingest" field: the ingest path of each camera is not checked)`);
+    else if (paths.error !== undefined) problems.push(`GET /api/cameras failed: ${paths.error}`);
+    else if ((paths[ingest] ?? 0) !== count) problems.push(`GET /api/cameras: ${JSON.stringify(paths)} cameras per ingest path, expected ${count} "${ingest}"`);
+    if (problems.length > 0) {
+      throw new Error(`recorder with ingest "${ingest}", ${count} camera(s): not a valid measurement:\n  - ${problems.join('\n  - ')}\nrecorder log (end):\n${tail(logFile)}`);
+    }
+    return { ...m, restarts, fallbacks: fallbacks.length, ingestPaths: paths };
   } finally {
     await stopTracked(child, { graceMs: 15_000 });
   }
 }
 
-async function runBaseline({ count, urls, dir, opts }) {
+async function runBaseline({ count, urls, cameraPids, dir, opts }) {
   const outDir = join(dir, 'out');
   await mkdir(outDir, { recursive: true });
   const errFile = join(dir, 'ffmpeg.log');
@@ -176,7 +248,10 @@ async function runBaseline({ count, urls, dir, opts }) {
     };
     await waitAllWriting(outDir, keyOf, count, 30_000 + count * 500, alive, 'baseline');
     const list = () => children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => ({ pid: c.pid, role: 'ffmpeg' }));
-    const m = await measure({ count, dir: outDir, keyOf, list, warmup: opts.warmup, seconds: opts.seconds });
+    const m = await measure({ count, dir: outDir, keyOf, list, cameraPids, warmup: opts.warmup, seconds: opts.seconds });
+    if (m.silentCameras.length > 0) {
+      throw new Error(`baseline, ${count} camera(s): not a valid measurement: ${m.silentCameras.length} camera(s) wrote nothing during the window (${m.silentCameras.slice(0, 10).join(', ')})\nffmpeg log (end):\n${tail(errFile)}`);
+    }
     return { ...m, restarts: children.filter((c) => c.exitCode !== null || c.signalCode !== null).length };
   } finally {
     await stopAll(children, { signal: 'SIGTERM', graceMs: 5000 });
@@ -192,76 +267,163 @@ function median(values) {
 
 const r1 = (x) => Math.round(x * 10) / 10;
 const r2 = (x) => Math.round(x * 100) / 100;
+const isRecorder = (subject) => subject !== 'baseline';
 
-/** One run's figures, flattened. */
+/** The subjects of this invocation, in run order (see `subjects`); [] when --subjects names none of ours. */
+export function chooseSubjects(opts) {
+  const flags = splitArgs(opts.recorderNodeArgs);
+  let chosen = opts.subjects === undefined ? [...DEFAULT_SUBJECTS] : opts.subjects.filter((s) => subjects.includes(s));
+  if (opts.subjects !== undefined && chosen.length === 0) return [];
+  if (chosen.includes('vigil-flags') && flags.length === 0) throw new Error('subject vigil-flags needs --recorder-node-args "ARGS"');
+  if (flags.length > 0 && !chosen.includes('vigil-flags')) chosen = [...chosen, 'vigil-flags'];
+  return chosen;
+}
+
+const NONE = { cpuPercent: 0, rssPeakMiB: 0, rssMeanMiB: 0, pssMiB: 0, processes: 0 };
+
+/** One run's figures, flattened. Memory totals: the sum of each role's peak RSS, and the sum of PSS at the window's end. */
 function figures(subject, res) {
-  const node = res.roles.node ?? { cpuPercent: 0, rssPeakMiB: 0, rssMeanMiB: 0, pssMiB: 0, processes: 0 };
-  const ff = res.roles.ffmpeg ?? { cpuPercent: 0, rssPeakMiB: 0, rssMeanMiB: 0, pssMiB: 0, processes: 0 };
-  const other = res.roles.other?.cpuPercent ?? 0;
+  const node = res.roles.node ?? NONE;
+  const ff = res.roles.ffmpeg ?? NONE;
+  const other = res.roles.other ?? NONE;
   return {
     subject,
-    cpu: node.cpuPercent + ff.cpuPercent + other,
+    cpu: node.cpuPercent + ff.cpuPercent + other.cpuPercent,
     nodeCpu: node.cpuPercent,
     ffmpegCpu: ff.cpuPercent,
+    otherCpu: other.cpuPercent,
     nodeRss: node.rssPeakMiB,
+    nodePss: node.pssMiB,
     ffmpegRss: ff.rssPeakMiB,
     ffmpegPss: ff.pssMiB,
+    rssTotal: node.rssPeakMiB + ff.rssPeakMiB + other.rssPeakMiB,
+    pssTotal: node.pssMiB + ff.pssMiB + other.pssMiB,
     ffmpegProcs: ff.processes,
+    otherProcs: other.processes,
     kbps: res.writtenKbpsPerCamera,
     lowCameras: res.lowCameras,
+    segmentFiles: res.segmentFiles,
     restarts: res.restarts,
+    fallbacks: res.fallbacks ?? 0,
+    camerasCpu: res.roles.cameras?.cpuPercent ?? NaN,
+    machineBusy: res.machineBusyPercent,
     seconds: res.seconds,
   };
 }
 
 function summarize(count, subject, runs) {
   const pick = (k) => median(runs.map((r) => r[k]));
+  const recorder = isRecorder(subject);
   const line = {
     bench: 'recording',
+    figure: 'usage',
     cameras: count,
     subject,
+    ingest: INGEST[subject] ?? null,
     runs: runs.length,
     window_seconds: r1(pick('seconds')),
     cpu_percent_of_one_core: r2(pick('cpu')),
     cpu_percent_runs: runs.map((r) => r2(r.cpu)),
-    node_cpu_percent: subject === 'baseline' ? 0 : r2(pick('nodeCpu')),
+    node_cpu_percent: recorder ? r2(pick('nodeCpu')) : 0,
     ffmpeg_cpu_percent: r2(pick('ffmpegCpu')),
-    node_rss_mib: subject === 'baseline' ? 0 : r1(pick('nodeRss')),
+    other_cpu_percent: r2(pick('otherCpu')),
+    node_rss_mib: recorder ? r1(pick('nodeRss')) : 0,
+    node_pss_mib: recorder ? r1(pick('nodePss')) : 0,
     ffmpeg_rss_mib_total: r1(pick('ffmpegRss')),
     ffmpeg_pss_mib_total: r1(pick('ffmpegPss')),
+    rss_mib_total: r1(pick('rssTotal')),
+    pss_mib_total: r1(pick('pssTotal')),
     ffmpeg_processes: Math.round(pick('ffmpegProcs')),
+    other_processes: Math.round(pick('otherProcs')),
     written_kbps_per_camera: Math.round(pick('kbps')),
     cameras_below_half_rate: Math.max(...runs.map((r) => r.lowCameras)),
+    segment_files: Math.round(pick('segmentFiles')),
     restarts: Math.max(...runs.map((r) => r.restarts)),
+    fallbacks_to_ffmpeg: recorder ? Math.max(...runs.map((r) => r.fallbacks)) : null,
+    camera_servers_cpu_percent: r1(pick('camerasCpu')),
+    machine_busy_percent_of_all_cpus: r1(pick('machineBusy')),
   };
   if (subject === 'vigil-flags') line.node_args = runs[0]?.nodeArgs;
   return line;
 }
 
-function printTable(rows) {
-  const head = ['cams', 'subject', 'CPU % (1 core)', 'node CPU %', 'ffmpeg CPU %', 'node RSS MiB', 'ffmpeg RSS MiB (PSS)', 'kbit/s/cam', 'ratio'];
+/** Figure names per recorder subject and targets: CPU ratio ≤ target, memory (PSS) ratio ≤ target. */
+const RATIO_FIGURES = {
+  native: { cpu: 'cpu_ratio_native_to_baseline', cpuTarget: 0.3, mem: 'rss_ratio_native_to_baseline', memTarget: 0.2 },
+  'vigil-ffmpeg': { cpu: 'cpu_ratio_vigil_ffmpeg_to_baseline', cpuTarget: 1.3, mem: 'rss_ratio_vigil_ffmpeg_to_baseline', memTarget: undefined },
+  'vigil-flags': { cpu: 'cpu_ratio_vigil_flags_to_baseline', cpuTarget: 0.3, mem: 'rss_ratio_vigil_flags_to_baseline', memTarget: 0.2 },
+};
+
+/** The ratio lines of one recorder subject against the baseline of the same camera count (pairs: same repeat). */
+function ratioFigures(count, subject, line, base, runs, baseRuns) {
+  const spec = RATIO_FIGURES[subject];
+  const cpuRatio = line.cpu_percent_of_one_core / base.cpu_percent_of_one_core;
+  const memRatio = line.pss_mib_total / base.pss_mib_total;
+  const cpu = {
+    bench: 'recording', cameras: count, figure: spec.cpu, subject, ratio: r2(cpuRatio),
+    pair_ratios: runs.map((v, i) => r2(v.cpu / baseRuns[i].cpu)),
+    cpu_percent: line.cpu_percent_of_one_core, baseline_cpu_percent: base.cpu_percent_of_one_core,
+    target: spec.cpuTarget, pass: cpuRatio <= spec.cpuTarget,
+  };
+  // The same measure on both sides: PSS summed over the subject's processes at the window's end (shared pages, e.g. the
+  // baseline ffmpegs' libraries, counted once); the RSS ratio (sum of peaks) beside it counts them once per process.
+  const mem = {
+    bench: 'recording', cameras: count, figure: spec.mem, subject, measure: 'pss_total', ratio: r2(memRatio),
+    pair_ratios: runs.map((v, i) => r2(v.pssTotal / baseRuns[i].pssTotal)),
+    pss_mib: line.pss_mib_total, baseline_pss_mib: base.pss_mib_total,
+    ratio_rss: r2(line.rss_mib_total / base.rss_mib_total), rss_mib: line.rss_mib_total, baseline_rss_mib: base.rss_mib_total,
+  };
+  if (spec.memTarget !== undefined) Object.assign(mem, { target: spec.memTarget, pass: memRatio <= spec.memTarget });
+  if (subject === 'vigil-flags') cpu.node_args = mem.node_args = line.node_args;
+  return { cpu, mem, cpuRatio, memRatio };
+}
+
+function printTable(rows, setup) {
+  const head = ['cams', 'subject', 'CPU % (1 core) [runs]', 'node CPU %', 'ffmpeg CPU %', 'RSS MiB node / ffmpeg Σ', 'PSS MiB Σ', 'kbit/s/cam', 'low cams', 'restarts', 'cam servers CPU %', 'machine busy %', 'CPU ÷ baseline', 'PSS ÷ baseline (RSS ÷)'];
   const body = rows.map((r) => [
     String(r.cameras),
     r.subject,
     r.cpu_percent_of_one_core.toFixed(1) + ` [${r.cpu_percent_runs.map((x) => x.toFixed(1)).join(', ')}]`,
-    r.subject === 'baseline' ? '-' : r.node_cpu_percent.toFixed(1),
+    isRecorder(r.subject) ? r.node_cpu_percent.toFixed(1) : '-',
     r.ffmpeg_cpu_percent.toFixed(1),
-    r.subject === 'baseline' ? '-' : r.node_rss_mib.toFixed(0),
-    `${r.ffmpeg_rss_mib_total.toFixed(0)} (${r.ffmpeg_pss_mib_total.toFixed(0)})`,
+    `${isRecorder(r.subject) ? r.node_rss_mib.toFixed(0) : '-'} / ${r.ffmpeg_rss_mib_total.toFixed(0)}`,
+    r.pss_mib_total.toFixed(0),
     String(r.written_kbps_per_camera),
-    r.ratio === undefined ? '' : `${r.ratio.toFixed(2)}x`,
+    String(r.cameras_below_half_rate),
+    String(r.restarts),
+    r.camera_servers_cpu_percent.toFixed(1),
+    r.machine_busy_percent_of_all_cpus.toFixed(0),
+    r.cpuRatio === undefined ? '' : `${r.cpuRatio.toFixed(2)}x`,
+    r.memRatio === undefined ? '' : `${r.memRatio.toFixed(2)}x (${r.rssRatio.toFixed(2)}x)`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const fmt = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
-  process.stderr.write(['', fmt(head), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(fmt), ''].join('\n') + '\n');
+  const what = `recording: subjects ${setup.subjects.join(', ')}; cameras ${setup.cameras.join(', ')} ` +
+    `(${STREAM.width}x${STREAM.height} ${STREAM.fps} fps ${STREAM.bitrateKbps} kbit/s, ${setup.per_server} per GStreamer process); ` +
+    `warm-up ${setup.warmup_seconds} s, window ${setup.window_seconds} s, ${setup.repeats} repeat(s), medians. ` +
+    'CPU and memory: the subject\'s processes only (camera servers shown apart); PSS at the window\'s end.';
+  process.stderr.write(['', what, fmt(head), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(fmt), ''].join('\n') + '\n');
 }
 
 export async function run(opts, emit) {
+  const chosen = chooseSubjects(opts);
+  if (chosen.length === 0) {
+    log(`none of the subjects ${opts.subjects.join(', ')} is one of this benchmark's (${subjects.join(', ')}): skipped`);
+    return [];
+  }
   if (!existsSync(SUPPORT) || !existsSync(join(ROOT, 'recorder', 'dist', 'src', 'main.js'))) {
     throw new Error('recorder/dist is missing: run `npm run build` first (npm run bench does)');
   }
   const { encodeLoopFile } = await import('@vigil/testing/rtsp-camera');
   const { freePort } = await import('@vigil/testing/net');
+  const flags = splitArgs(opts.recorderNodeArgs);
+  const setup = {
+    bench: 'recording', figure: 'setup', subjects: chosen, cameras: opts.cameras,
+    warmup_seconds: opts.warmup, window_seconds: opts.seconds, repeats: opts.repeats, per_server: opts.perServer,
+    stream: { width: STREAM.width, height: STREAM.height, fps: STREAM.fps, gop: STREAM.gop, kbps: STREAM.bitrateKbps },
+    segment_seconds: SEGMENT_SECONDS, ingest_read_tick_ms: 'recorder default', node_args: flags.length > 0 ? flags.join(' ') : undefined,
+  };
+  emit(setup);
   const tmp = await makeTempDir('vigil-bench-recording-');
   const rows = [];
   try {
@@ -272,25 +434,25 @@ export async function run(opts, emit) {
     for (const count of opts.cameras) {
       log(`${count} camera(s): starting GStreamer (${Math.ceil(count / opts.perServer)} server process(es))`);
       const cams = await startCameras({ count, file: loop, fps: STREAM.fps, perServer: opts.perServer });
-      const flags = splitArgs(opts.recorderNodeArgs);
-      const subjects = flags.length > 0 ? ['vigil', 'baseline', 'vigil-flags'] : ['vigil', 'baseline'];
-      const runs = Object.fromEntries(subjects.map((s) => [s, []]));
+      const runs = Object.fromEntries(chosen.map((s) => [s, []]));
       try {
         for (let rep = 0; rep < opts.repeats; rep++) {
-          // Alternate the order (V B, B V, ...) so a drift in machine load does not favour one subject.
-          const order = rep % 2 === 0 ? subjects : [...subjects].reverse();
+          // Alternate the order (N V B, B V N, ...) so a drift in machine load does not favour one subject.
+          const order = rep % 2 === 0 ? chosen : [...chosen].reverse();
           for (const subject of order) {
             const dir = join(tmp, `${subject}-${count}-${rep}`);
             await mkdir(dir, { recursive: true });
             log(`${count} camera(s): ${subject} run ${rep + 1}/${opts.repeats} (warm-up ${opts.warmup} s, window ${opts.seconds} s)`);
+            const common = { count, urls: cams.urls, cameraPids: cams.pids, dir, opts };
             const res = subject === 'baseline'
-              ? await runBaseline({ count, urls: cams.urls, dir, opts })
-              : await runVigil({ count, urls: cams.urls, dir, opts, freePort, nodeFlags: subject === 'vigil-flags' ? flags : [] });
+              ? await runBaseline(common)
+              : await runVigil({ ...common, freePort, ingest: INGEST[subject], nodeFlags: subject === 'vigil-flags' ? flags : [] });
             const f = { ...figures(subject, res), nodeArgs: subject === 'vigil-flags' ? flags.join(' ') : undefined };
             runs[subject].push(f);
             log(
               `  ${subject}: CPU ${f.cpu.toFixed(1)} % (node ${f.nodeCpu.toFixed(1)}, ffmpeg ${f.ffmpegCpu.toFixed(1)}), ` +
-              `node RSS ${f.nodeRss.toFixed(0)} MiB, ffmpeg RSS ${f.ffmpegRss.toFixed(0)} MiB, ${Math.round(f.kbps)} kbit/s/camera` +
+              `RSS node ${f.nodeRss.toFixed(0)} / ffmpeg ${f.ffmpegRss.toFixed(0)} MiB, PSS ${f.pssTotal.toFixed(0)} MiB, ${Math.round(f.kbps)} kbit/s/camera, ` +
+              `${f.segmentFiles} file(s); camera servers ${f.camerasCpu.toFixed(1)} %, machine ${f.machineBusy.toFixed(0)} % busy` +
               (f.lowCameras > 0 ? `, ${f.lowCameras} camera(s) below half rate` : '') +
               (f.restarts > 0 ? `, ${f.restarts} restart(s)` : ''),
             );
@@ -300,30 +462,29 @@ export async function run(opts, emit) {
       } finally {
         await cams.stop();
       }
-      const vigil = summarize(count, 'vigil', runs.vigil);
-      const baseline = summarize(count, 'baseline', runs.baseline);
-      const ratio = vigil.cpu_percent_of_one_core / baseline.cpu_percent_of_one_core;
-      const pairRatios = runs.vigil.map((v, i) => r2(v.cpu / runs.baseline[i].cpu));
-      emit(vigil);
-      emit(baseline);
-      emit({ bench: 'recording', cameras: count, figure: 'cpu_ratio_vigil_to_baseline', ratio: r2(ratio), pair_ratios: pairRatios, target: 1.3, pass: ratio <= 1.3 });
-      if (count >= 50) {
-        emit({ bench: 'recording', cameras: count, figure: 'node_rss_mib', value: vigil.node_rss_mib, target_below: 300, pass: vigil.node_rss_mib < 300 });
-        emit({ bench: 'recording', cameras: count, figure: 'vigil_cpu_percent_of_one_core', value: vigil.cpu_percent_of_one_core, target_below: 60, pass: vigil.cpu_percent_of_one_core < 60 });
-      }
-      rows.push({ ...vigil, ratio }, baseline);
-      if (runs['vigil-flags'] !== undefined) {
-        const tuned = summarize(count, 'vigil-flags', runs['vigil-flags']);
-        const tunedRatio = tuned.cpu_percent_of_one_core / baseline.cpu_percent_of_one_core;
-        emit(tuned);
-        emit({ bench: 'recording', cameras: count, figure: 'cpu_ratio_vigil_flags_to_baseline', node_args: tuned.node_args, ratio: r2(tunedRatio), pair_ratios: runs['vigil-flags'].map((v, i) => r2(v.cpu / runs.baseline[i].cpu)), target: 1.3, pass: tunedRatio <= 1.3 });
-        rows.push({ ...tuned, ratio: tunedRatio });
+      const lines = Object.fromEntries(chosen.map((s) => [s, summarize(count, s, runs[s])]));
+      for (const s of chosen) emit(lines[s]);
+      const base = lines.baseline;
+      for (const s of chosen) {
+        const row = { ...lines[s] };
+        if (isRecorder(s) && base !== undefined) {
+          const r = ratioFigures(count, s, lines[s], base, runs[s], runs.baseline);
+          emit(r.cpu);
+          emit(r.mem);
+          Object.assign(row, { cpuRatio: r.cpuRatio, memRatio: r.memRatio, rssRatio: r.mem.ratio_rss });
+        }
+        if (isRecorder(s) && count >= 50) {
+          const line = lines[s];
+          emit({ bench: 'recording', cameras: count, subject: s, figure: 'node_rss_mib', value: line.node_rss_mib, target_below: 300, pass: line.node_rss_mib < 300 });
+          emit({ bench: 'recording', cameras: count, subject: s, figure: 'vigil_cpu_percent_of_one_core', value: line.cpu_percent_of_one_core, target_below: 60, pass: line.cpu_percent_of_one_core < 60 });
+        }
+        rows.push(row);
       }
     }
   } finally {
+    if (rows.length > 0) printTable(rows, setup);
     if (opts.keep) log(`kept ${tmp}`);
     else await removeTempDir(tmp);
   }
-  printTable(rows);
   return rows;
 }

@@ -2,16 +2,20 @@
 // Benchmark entry (`npm run bench`, or `node bench/run.js [name...] [options]`); see docs/benchmarks.md.
 //
 //   node bench/run.js                       every benchmark with its defaults
-//   node bench/run.js recording --cameras 1,10,50 --seconds 30 --warmup 10 --repeats 2
+//   node bench/run.js recording --cameras 1,10,50,100 --seconds 30 --warmup 10 --repeats 2
+//   node bench/run.js recording live --subjects native,baseline
 //
 // Options (environment variable in brackets):
-//   --cameras LIST      camera counts, comma-separated          [VIGIL_BENCH_CAMERAS]   default 1,10,50
+//   --cameras LIST      camera counts, comma-separated          [VIGIL_BENCH_CAMERAS]   default 1,10,50,100
+//   --subjects LIST     what is measured, comma-separated       [VIGIL_BENCH_SUBJECTS]
+//                       recording: native, vigil-ffmpeg, baseline (default all three), vigil-flags;
+//                       live: native, vigil-ffmpeg (default both). Each benchmark measures the ones it knows.
 //   --seconds N         measurement window per run, seconds     [VIGIL_BENCH_SECONDS]   default 30
 //   --warmup N          seconds after every camera writes       [VIGIL_BENCH_WARMUP]    default 10
-//   --repeats N         subject pairs per count (median)        [VIGIL_BENCH_REPEATS]   default 2
+//   --repeats N         runs of every subject per count (median)        [VIGIL_BENCH_REPEATS]   default 2
 //   --per-server N      camera mounts per GStreamer process     [VIGIL_BENCH_PER_SERVER] default 25
 //   --cpu-prof DIR      run the recorder under node --cpu-prof, profiles into DIR
-//   --recorder-node-args "ARGS"  also measure the recorder started as `node ARGS` (subject "vigil-flags")
+//   --recorder-node-args "ARGS"  also measure the recorder (native ingest) started as `node ARGS` (subject "vigil-flags")
 //   --keep              keep the temp dir (recordings and logs)
 //
 // stdout: one JSON line per figure; stderr: progress and a summary table. Exit code 1 on error (not on a missed target).
@@ -29,7 +33,7 @@ const BENCHMARKS = {
 
 function usage(message) {
   if (message !== undefined) process.stderr.write(`bench: ${message}\n`);
-  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--recorder-node-args "ARGS"] [--keep]\n`);
+  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50,100] [--subjects native,vigil-ffmpeg,baseline] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--recorder-node-args "ARGS"] [--keep]\n`);
   process.exit(2);
 }
 
@@ -48,6 +52,7 @@ function parseArgs(argv, env) {
     warmup: env.VIGIL_BENCH_WARMUP,
     repeats: env.VIGIL_BENCH_REPEATS,
     perServer: env.VIGIL_BENCH_PER_SERVER,
+    subjects: env.VIGIL_BENCH_SUBJECTS,
   };
   const raw = { ...Object.fromEntries(Object.entries(fromEnv).filter(([, v]) => v !== undefined && v !== '')) };
   for (let i = 0; i < argv.length; i++) {
@@ -66,6 +71,7 @@ function parseArgs(argv, env) {
     };
     switch (arg) {
       case '--cameras': raw.cameras = value(); break;
+      case '--subjects': raw.subjects = value(); break;
       case '--seconds': raw.seconds = value(); break;
       case '--warmup': raw.warmup = value(); break;
       case '--repeats': raw.repeats = value(); break;
@@ -85,6 +91,10 @@ function parseArgs(argv, env) {
   if (raw.warmup !== undefined) opts.warmup = Number(raw.warmup) >= 0 ? Number(raw.warmup) : usage('--warmup must be >= 0');
   if (raw.repeats !== undefined) opts.repeats = positiveInt('--repeats', raw.repeats);
   if (raw.perServer !== undefined) opts.perServer = positiveInt('--per-server', raw.perServer);
+  if (raw.subjects !== undefined) {
+    opts.subjects = [...new Set(String(raw.subjects).split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+    if (opts.subjects.length === 0) usage('--subjects needs at least one name');
+  }
   return { names: names.length > 0 ? names : Object.keys(BENCHMARKS), opts };
 }
 
@@ -102,10 +112,17 @@ function machine() {
 async function main() {
   if (process.platform !== 'linux') usage('the benchmarks read /proc: Linux only');
   const { names, opts } = parseArgs(process.argv.slice(2), process.env);
+  const mods = Object.fromEntries(await Promise.all(names.map(async (name) => [name, await BENCHMARKS[name]()])));
+  if (opts.subjects !== undefined) {
+    // A subject no selected benchmark knows is a typo, not something to skip silently.
+    const known = new Set(Object.values(mods).flatMap((m) => m.subjects ?? []));
+    const unknown = opts.subjects.filter((s) => !known.has(s));
+    if (unknown.length > 0) usage(`unknown subject(s) ${unknown.join(', ')} (known to ${names.join(', ')}: ${[...known].join(', ') || 'none'})`);
+  }
   const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
   emit(machine());
   for (const name of names) {
-    const mod = await BENCHMARKS[name]();
+    const mod = mods[name];
     process.stderr.write(`bench: ${name}: ${mod.description}\n`);
     await mod.run({ ...mod.defaults, ...opts }, emit);
   }

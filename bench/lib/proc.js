@@ -157,3 +157,16 @@ export class WindowSampler {
     return { seconds, roles };
   }
 }
+
+/** Machine-wide CPU time from /proc/stat: { busy, total } in ticks (all CPUs; idle + iowait count as not busy). */
+export function readMachineTicks() {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = v.slice(0, 8).reduce((a, b) => a + b, 0); // user … steal (guest time is already in user)
+    const idle = v[3] + v[4];
+    return { busy: total - idle, total };
+  } catch {
+    return { busy: 0, total: 0 };
+  }
+}
