@@ -28,6 +28,7 @@ export const RECORDER_LAYERS = {
   fleet: ['cameras', 'ingest', 'recording', 'stream', 'util'],
   cluster: ['archive', 'cameras', 'config', 'db', 'health', 'peers', 'recording', 'util'],
   modes: ['archive', 'cameras', 'cluster', 'config', 'db', 'health', 'peers', 'recording', 'util'],
+  rtsp: ['util'],
   http: ['archive', 'cameras', 'cluster', 'config', 'health', 'jobs', 'license', 'media', 'metrics', 'ptz', 'recording', 'snapshot', 'stream', 'util'],
 };
 

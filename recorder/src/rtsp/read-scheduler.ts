@@ -1,0 +1,108 @@
+// Coalesced socket reads for every RTSP session: one shared read buffer, and paused sockets resumed together per tick.
+
+/** What the scheduler needs from a connection. */
+export interface ScheduledReader {
+  /**
+   * Handles one read. `chunk` is a view into the scheduler's shared buffer, valid only during the call.
+   * Returns true when the socket may wait for the next tick before reading again (streaming, not closing).
+   */
+  onRead(chunk: Buffer): boolean;
+  /** Starts reading again (socket.resume()). */
+  resume(): void;
+}
+
+export interface ReadSchedulerOptions {
+  /** How often paused sockets are resumed, in ms (default 40). 0 = never pause: read as data comes. */
+  tickMs?: number;
+  /** Size of the one read buffer shared by all plain-TCP sessions (default 256 KiB). */
+  bufferSize?: number;
+}
+
+export interface NetOnread {
+  buffer: Buffer;
+  callback: (nread: number, buf: Buffer) => boolean;
+}
+
+const DEFAULT_TICK_MS = 40;
+const DEFAULT_BUFFER_SIZE = 256 * 1024;
+
+/**
+ * Most of the cost of ingesting many low-bitrate streams is per read (a syscall and a JS callback per packet).
+ * A socket that has drained (a read smaller than the buffer) is paused, and all paused sockets are resumed
+ * together every tick, so each camera is read about once per tick however many packets it sent. The kernel's
+ * socket buffer holds the packets meanwhile (TCP flow control covers a long stall).
+ *
+ * Create one per recorder and pass it to every session. Reads are synchronous with their callback, so sharing
+ * one buffer between all sockets is safe as long as nobody keeps a view past the callback.
+ */
+export class ReadScheduler {
+  readonly tickMs: number;
+  readonly buffer: Buffer;
+  /** Read callbacks so far (all sockets). */
+  reads = 0;
+  /** Bytes read so far (all sockets). */
+  bytes = 0;
+  /** Sockets paused after a read that drained them. */
+  pauses = 0;
+  /** Sockets resumed by a tick. */
+  resumes = 0;
+  /** Ticks that resumed at least one socket. */
+  ticks = 0;
+  private parked = new Set<ScheduledReader>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(options: ReadSchedulerOptions = {}) {
+    const tickMs = options.tickMs ?? DEFAULT_TICK_MS;
+    if (!Number.isFinite(tickMs) || tickMs < 0) throw new RangeError('ReadScheduler: tickMs must be a number >= 0');
+    const size = options.bufferSize ?? DEFAULT_BUFFER_SIZE;
+    if (!Number.isInteger(size) || size < 4096) throw new RangeError('ReadScheduler: bufferSize must be an integer >= 4096');
+    this.tickMs = tickMs;
+    this.buffer = Buffer.allocUnsafe(size);
+  }
+
+  /** The `onread` option for net.connect() on behalf of `reader`. */
+  onreadFor(reader: ScheduledReader): NetOnread {
+    return {
+      buffer: this.buffer,
+      callback: (nread: number, buf: Buffer): boolean => {
+        this.reads++;
+        this.bytes += nread;
+        const mayWait = reader.onRead(buf.subarray(0, nread));
+        // A full buffer means more is waiting in the kernel: keep reading now.
+        if (!mayWait || this.tickMs === 0 || nread >= buf.length) return true;
+        this.pauses++;
+        this.park(reader);
+        return false;
+      },
+    };
+  }
+
+  /** Counts a read that did not go through onreadFor (TLS sockets deliver 'data' events). */
+  countRead(nread: number): void {
+    this.reads++;
+    this.bytes += nread;
+  }
+
+  /** Drops a reader that is closing so no tick resumes it. */
+  forget(reader: ScheduledReader): void {
+    this.parked.delete(reader);
+  }
+
+  private park(reader: ScheduledReader): void {
+    this.parked.add(reader);
+    if (this.timer !== undefined) return;
+    // Not unref'd: a paused socket is not an active handle, so this timer is what keeps its process alive.
+    this.timer = setTimeout(() => this.tick(), this.tickMs);
+  }
+
+  private tick(): void {
+    this.timer = undefined;
+    const batch = this.parked;
+    this.parked = new Set();
+    if (batch.size > 0) this.ticks++;
+    for (const reader of batch) {
+      this.resumes++;
+      reader.resume();
+    }
+  }
+}
