@@ -15,6 +15,7 @@ export const RECORDER_LAYERS = {
   license: ['util'],
   peers: ['util'],
   metrics: ['util'],
+  rtp: ['util'],
   stream: ['media', 'util'],
   cameras: ['config', 'util'],
   health: ['license', 'util'],
