@@ -19,7 +19,7 @@ export const RECORDER_LAYERS = {
   stream: ['media', 'util'],
   cameras: ['config', 'util'],
   health: ['license', 'util'],
-  ingest: ['cameras', 'media', 'process', 'stream', 'util'],
+  ingest: ['cameras', 'media', 'process', 'rtp', 'rtsp', 'stream', 'util'],
   recording: ['cameras', 'media', 'process', 'stream', 'util'],
   snapshot: ['cameras', 'util'],
   ptz: ['cameras', 'util'],

@@ -49,6 +49,7 @@ export function cameraStats(fleet: CameraFleet<CameraRuntime>): CameraStats[] {
       fragments: hub.fragments,
       restarts: own.restarts,
       stalls: own.stalls,
+      fallbacks: own.fallbacks,
       segmentsClosed: own.segmentsClosed,
       dropped: hub.dropped,
       viewers: hub.viewers,

@@ -13,6 +13,8 @@ import type { CameraRegistry } from './cameras/registry.js';
 import { resolveListen } from './config/listen.js';
 import type { VigilConfig } from './config/schema.js';
 import { CameraFleet } from './fleet/camera-fleet.js';
+import { NativeRunner } from './ingest/native-runner.js';
+import { ReadScheduler } from './rtsp/read-scheduler.js';
 import { CameraRuntime, type CameraRuntimeDeps } from './fleet/camera-runtime.js';
 import { buildApp } from './http/app.js';
 import { TokenAuthenticator } from './http/auth.js';
@@ -70,6 +72,7 @@ function cameraControl(fleet: CameraFleet<CameraRuntime>, registry: CameraRegist
     stopByRequest: (id) => fleet.stopByRequest(id),
     list: () => registry.list().map((cam) => ({ id: cam.id, ptz: cam.ptz })),
     liveHub: (id) => fleet.runtime(id)?.hub,
+    ingest: (id) => fleet.runtime(id)?.ingest,
   };
 }
 
@@ -93,9 +96,12 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   // Repair before recording starts: the files the previous run left open are few and known.
   await repairOpenSegments({ recordPath: config.record_path, journal, log, remux, onRepaired: segmentClosed });
 
+  // One for all native sessions: one shared read buffer, every camera's socket read together once per tick.
+  const readScheduler = new ReadScheduler({ tickMs: config.ingest_read_tick_ms });
   const runtimeDeps: CameraRuntimeDeps = {
     recordPath: config.record_path,
     ffmpegPath: config.ffmpeg_path,
+    nativeRunner: (camera, cameraLog) => new NativeRunner({ camera, log: cameraLog, readScheduler }),
     stallSeconds: config.stall_seconds,
     sequences,
     journal,

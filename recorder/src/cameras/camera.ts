@@ -3,6 +3,8 @@ import type { CameraConfigEntry, VigilConfig } from '../config/schema.js';
 
 export type RecordFormat = 'fmp4' | 'mp4';
 
+export type IngestPath = 'native' | 'ffmpeg';
+
 export interface CameraRecordSettings {
   format: RecordFormat;
   segmentSeconds: number;
@@ -18,6 +20,8 @@ export interface Camera {
   /** ONVIF device service URL for PTZ (config key `onvif`); undefined means the RTSP host on port 80. */
   onvif?: string | undefined;
   audio: 'auto' | 'off' | 'transcode';
+  /** How an RTSP source is read: natively in the recorder or by an ffmpeg per camera. Other sources always use ffmpeg. */
+  ingest: IngestPath;
   record: CameraRecordSettings;
   /** Which source produced the camera: `file`, `database`, `cluster`. */
   origin: string;
@@ -32,6 +36,7 @@ export function cameraFromConfig(entry: CameraConfigEntry, config: VigilConfig, 
     snapuri: entry.snapuri,
     onvif: entry.onvif,
     audio: entry.audio,
+    ingest: entry.ingest ?? config.ingest,
     record: {
       format: entry.record?.format ?? config.record.format,
       segmentSeconds: entry.record?.segment_seconds ?? config.record.segment_seconds,

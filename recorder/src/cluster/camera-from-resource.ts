@@ -46,6 +46,7 @@ export function cameraFromResource(resource: CameraResource, secretOf: (name: st
       snapuri,
       onvif: spec.onvif,
       audio: spec.audio ?? 'auto',
+      ingest: spec.ingest ?? config.ingest,
       record: {
         format: spec.record?.format ?? config.record.format,
         segmentSeconds: spec.record?.segmentSeconds ?? config.record.segment_seconds,

@@ -39,6 +39,8 @@ export const cameraSchema = z
       .refine((s) => /^https?:\/\/[^/@]+(?:\/|$)/.test(s), { message: 'must be an http:// or https:// URL without credentials (they come from source)' })
       .optional(),
     audio: z.enum(['auto', 'off', 'transcode']).default('auto'),
+    /** How RTSP is read: `native` (in the recorder) or `ffmpeg` (one process per camera); default: the global `ingest`. */
+    ingest: z.enum(['native', 'ffmpeg']).optional(),
     record: recordSchema.optional(),
   })
   .strict();
@@ -74,6 +76,13 @@ export const configSchema = z
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     ffmpeg_path: z.string().min(1).default('ffmpeg'),
     stall_seconds: z.number().positive().max(600).default(10),
+    /** How RTSP cameras are read unless a camera says otherwise: `native` in the recorder, or one `ffmpeg` per camera. */
+    ingest: z.enum(['native', 'ffmpeg']).default('native'),
+    /**
+     * Native ingest reads every camera's socket together once per tick (milliseconds; 0 = as data arrives): fewer,
+     * larger reads cost far less CPU, and a tick adds at most its length to live latency.
+     */
+    ingest_read_tick_ms: z.number().int().min(0).max(200).default(20),
     record: z
       .object({
         format: z.enum(['fmp4', 'mp4']).default('fmp4'),

@@ -1,7 +1,9 @@
 // One recorded camera: its ffmpeg supervisor, its stream hub and its segment writer, started and stopped together.
 import type { Logger } from 'pino';
 import type { Camera } from '../cameras/camera.js';
-import { CameraSupervisor, type IngestState } from '../ingest/camera-supervisor.js';
+import { CameraSupervisor, type IngestState, type IngestStatus } from '../ingest/camera-supervisor.js';
+import { FfmpegRunner } from '../ingest/ffmpeg-runner.js';
+import type { IngestRunner } from '../ingest/ingest-run.js';
 import type { ClosedSegment, OpenSegmentInfo } from '../recording/closed-segment.js';
 import type { OpenSegmentJournal } from '../recording/open-journal.js';
 import type { RecordPathState } from '../recording/record-path-watch.js';
@@ -14,6 +16,8 @@ import type { FleetRuntime } from './camera-fleet.js';
 export interface CameraRuntimeDeps {
   recordPath: string;
   ffmpegPath: string;
+  /** Makes the native RTSP runner of a camera (the recorder shares one read scheduler among them). */
+  nativeRunner(camera: Camera, log: Logger): IngestRunner;
   stallSeconds: number;
   sequences: SequenceStore;
   journal: OpenSegmentJournal;
@@ -56,11 +60,23 @@ export class CameraRuntime implements FleetRuntime {
       handle: (item) => this.#writer.handle(item),
       onError: (err) => log.error({ err: String(err) }, 'segment writer failed on an item'),
     });
-    this.#supervisor = new CameraSupervisor({ camera, hub: this.hub, log, ffmpegPath: deps.ffmpegPath, stallSeconds: deps.stallSeconds, ...(deps.clock === undefined ? {} : { clock: deps.clock }) });
+    this.#supervisor = new CameraSupervisor({
+      camera,
+      hub: this.hub,
+      log,
+      runner: (path) => (path === 'native' ? deps.nativeRunner(camera, log) : new FfmpegRunner({ camera, log, ffmpegPath: deps.ffmpegPath })),
+      stallSeconds: deps.stallSeconds,
+      ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+    });
   }
 
   get ingestState(): IngestState {
     return this.#supervisor.state;
+  }
+
+  /** Native or ffmpeg, and why ffmpeg when native was wanted. */
+  get ingest(): IngestStatus {
+    return this.#supervisor.ingest;
   }
 
   /** True while ffmpeg delivers media (false while connecting, stalled or waiting to retry). */
@@ -72,10 +88,11 @@ export class CameraRuntime implements FleetRuntime {
     return this.#supervisor.pid;
   }
 
-  get counters(): { restarts: number; stalls: number; segmentsClosed: number; recordingDrops: number } {
+  get counters(): { restarts: number; stalls: number; fallbacks: number; segmentsClosed: number; recordingDrops: number } {
     return {
       restarts: this.#supervisor.counters.restarts,
       stalls: this.#supervisor.counters.stalls,
+      fallbacks: this.#supervisor.counters.fallbacks,
       segmentsClosed: this.#writer.closedCount,
       recordingDrops: this.#recording.stats.dropped,
     };

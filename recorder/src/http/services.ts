@@ -17,4 +17,6 @@ export interface CameraControl {
   list(): Array<{ id: string; ptz: boolean }>;
   /** The live stream of a running camera; undefined when the camera is unknown or stopped. */
   liveHub(cameraId: string): LiveHub | undefined;
+  /** How a running camera is read (native or ffmpeg) and why ffmpeg when native was wanted; undefined when stopped. */
+  ingest?(cameraId: string): { path: 'native' | 'ffmpeg'; fallbackReason: string | undefined } | undefined;
 }

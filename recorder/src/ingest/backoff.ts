@@ -16,6 +16,11 @@ export class Backoff {
     return delay;
   }
 
+  /** The cap: what a retry waits when retrying sooner could only do harm (refused credentials). */
+  get longest(): number {
+    return this.maxMs;
+  }
+
   reset(): void {
     this.#next = this.minMs;
   }

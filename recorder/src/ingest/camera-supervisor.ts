@@ -1,13 +1,11 @@
-// Keeps one camera's ffmpeg running: parses its output into the hub, detects silence, restarts with backoff.
+// Keeps one camera's ingest running: native or ffmpeg runs into the hub, silence detection, restarts with backoff, fallback to ffmpeg.
 import type { Logger } from 'pino';
-import type { Camera } from '../cameras/camera.js';
-import { Fmp4StreamParser } from '../media/fmp4-stream-parser.js';
+import type { Camera, IngestPath } from '../cameras/camera.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { redactText } from '../util/redact.js';
 import { Backoff } from './backoff.js';
-import { ManagedChild } from '../process/managed-child.js';
-import { buildIngestArgs, isUnsupportedAudioError } from './ffmpeg-args.js';
+import { sourceKind } from './ffmpeg-args.js';
+import type { IngestRun, IngestRunEnd, IngestRunner } from './ingest-run.js';
 
 export type IngestState = 'connecting' | 'streaming' | 'stalled' | 'waiting' | 'stopped';
 
@@ -15,9 +13,9 @@ export interface CameraSupervisorOptions {
   camera: Camera;
   hub: StreamHub;
   log: Logger;
-  ffmpegPath: string;
+  /** Makes the runner of a path; `native` is asked for only for RTSP sources whose camera wants it. */
+  runner(path: IngestPath): IngestRunner;
   stallSeconds: number;
-  fragmentMicros?: number;
   /** A run that streamed at least this long (default: stall_seconds) resets the restart backoff. */
   healthyRunMs?: number;
   backoff?: Backoff;
@@ -28,55 +26,76 @@ export interface CameraSupervisorOptions {
 export interface IngestCounters {
   restarts: number;
   stalls: number;
+  /** Times native ingest gave the camera up to ffmpeg (0 or 1 per camera start). */
+  fallbacks: number;
+}
+
+/** Which path reads the camera now, and why it is ffmpeg when native was wanted. */
+export interface IngestStatus {
+  path: IngestPath;
+  fallbackReason: string | undefined;
+}
+
+/** Native ingest serves RTSP; testsrc and files are made by ffmpeg whatever the setting. */
+export function initialIngestPath(camera: Camera): IngestPath {
+  return camera.ingest === 'native' && sourceKind(camera.source) === 'rtsp' ? 'native' : 'ffmpeg';
 }
 
 export class CameraSupervisor {
   readonly #opts: CameraSupervisorOptions;
   readonly #backoff: Backoff;
   readonly #clock: Clock;
+  #runner: IngestRunner;
+  #fallbackReason: string | undefined;
   #state: IngestState = 'stopped';
-  #child: ManagedChild | undefined;
+  #run: IngestRun | undefined;
+  #running = false;
   #stopping = false;
   #loop: Promise<void> | undefined;
   #wake: (() => void) | undefined;
-  #audioAllowed = true;
-  readonly counters: IngestCounters = { restarts: 0, stalls: 0 };
+  readonly counters: IngestCounters = { restarts: 0, stalls: 0, fallbacks: 0 };
 
   constructor(opts: CameraSupervisorOptions) {
     this.#opts = opts;
     this.#backoff = opts.backoff ?? new Backoff();
     this.#clock = opts.clock ?? systemClock;
+    this.#runner = opts.runner(initialIngestPath(opts.camera));
   }
 
   get state(): IngestState {
     return this.#state;
   }
 
+  get ingest(): IngestStatus {
+    return { path: this.#runner.path, fallbackReason: this.#fallbackReason };
+  }
+
+  /** The ffmpeg process reading the camera, if that is the path and it runs. */
   get pid(): number | undefined {
-    return this.#child?.running ? this.#child.pid : undefined;
+    return this.#running ? this.#run?.pid : undefined;
   }
 
   start(): void {
     if (this.#loop !== undefined) return;
     this.#stopping = false;
-    this.#loop = this.#run().catch((err: unknown) => {
+    this.#loop = this.#loopRuns().catch((err: unknown) => {
       this.#opts.log.error({ err: String(err) }, 'camera supervisor failed');
     });
   }
 
-  /** Stops ffmpeg and waits until it has been reaped; the hub reports the end as `stopped`. */
+  /** Ends the run and waits until it holds nothing; the hub reports the end as `stopped`. */
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#wake?.();
-    const child = this.#child;
+    const run = this.#run;
     this.#opts.hub.end('stopped');
-    if (child !== undefined) await child.stop();
+    if (run !== undefined) await run.stop();
     await this.#loop;
     this.#loop = undefined;
     this.#state = 'stopped';
   }
 
-  async #run(): Promise<void> {
+  async #loopRuns(): Promise<void> {
     const { log } = this.#opts;
     while (!this.#stopping) {
       const started = this.#clock.now();
@@ -84,11 +103,17 @@ export class CameraSupervisor {
       if (this.#stopping) break;
       const ranMs = outcome.firstDataAt === undefined ? 0 : this.#clock.now() - outcome.firstDataAt;
       if (ranMs >= (this.#opts.healthyRunMs ?? this.#opts.stallSeconds * 1000)) this.#backoff.reset();
-      const delay = outcome.retryAtOnce ? 0 : this.#backoff.take();
+      const { end } = outcome;
+      if (end.unsupported !== undefined && this.#runner.path === 'native') {
+        this.#fallBackToFfmpeg(end.unsupported);
+        continue;
+      }
+      let delay = end.retryAtOnce === true ? 0 : this.#backoff.take();
+      if (end.authFailed === true) delay = Math.max(delay, this.#backoff.longest);
       this.counters.restarts++;
       this.#state = outcome.stalled ? 'stalled' : 'waiting';
       log.warn(
-        { code: outcome.code, signal: outcome.signal, stalled: outcome.stalled, ran_ms: this.#clock.now() - started, retry_in_ms: delay },
+        { ...end.detail, ingest: this.#runner.path, stalled: outcome.stalled, ran_ms: this.#clock.now() - started, retry_in_ms: delay },
         outcome.stalled ? 'camera went silent; restarting ingest' : 'ingest ended; restarting',
       );
       await this.#sleep(delay);
@@ -96,64 +121,49 @@ export class CameraSupervisor {
     this.#state = 'stopped';
   }
 
-  async #runOnce(): Promise<{ stalled: boolean; retryAtOnce: boolean; firstDataAt: number | undefined; code: number | null; signal: string | null }> {
-    const { camera, hub, log, stallSeconds } = this.#opts;
-    let stalled = false;
-    let retryAtOnce = false;
-    let firstDataAt: number | undefined;
+  #fallBackToFfmpeg(reason: string): void {
+    this.counters.fallbacks++;
+    this.#fallbackReason = reason;
+    this.#runner = this.#opts.runner('ffmpeg');
+    this.#opts.log.warn({ reason }, `native ingest cannot record this camera (${reason}); falling back to ffmpeg`);
+  }
+
+  async #runOnce(): Promise<{ stalled: boolean; firstDataAt: number | undefined; end: IngestRunEnd }> {
+    const { hub, stallSeconds } = this.#opts;
     const clock = this.#clock;
+    let stalled = false;
+    let firstDataAt: number | undefined;
     let lastDataAt = clock.now();
     this.#state = 'connecting';
-    const parser = new Fmp4StreamParser(
-      {
-        onInit: (init) => {
-          this.#state = 'streaming';
-          hub.publishInit(init);
-        },
-        onFragment: (fragment) => hub.publishFragment(fragment),
-        onError: (err) => {
-          log.error({ err: err.message }, 'unparseable ffmpeg output; restarting ingest');
-          void child.stop();
-        },
-      },
-    );
-    const args = buildIngestArgs(camera, { fragmentMicros: this.#opts.fragmentMicros ?? 200_000, audioAllowed: this.#audioAllowed });
-    const child = new ManagedChild({
-      command: this.#opts.ffmpegPath,
-      args,
-      onStdout: (chunk) => {
+    const run = this.#runner.start({
+      onActivity: () => {
         lastDataAt = clock.now();
         firstDataAt ??= lastDataAt;
-        parser.push(chunk);
       },
-      onStderrLine: (line) => {
-        if (this.#audioAllowed && camera.audio === 'auto' && isUnsupportedAudioError(line)) {
-          this.#audioAllowed = false;
-          retryAtOnce = true;
-          log.warn('camera audio cannot be stored in MP4; recording video only (set audio: transcode to keep it)');
-        }
-        if (this.#stopping || stalled) log.debug({ ffmpeg: redactText(line) }, 'ffmpeg');
-        else log.warn({ ffmpeg: redactText(line) }, 'ffmpeg');
+      onInit: (init) => {
+        this.#state = 'streaming';
+        hub.publishInit(init);
       },
+      onFragment: (fragment) => hub.publishFragment(fragment),
     });
-    this.#child = child;
-    log.info({ source: redactText(camera.source), pid: child.pid }, 'ingest started');
+    this.#run = run;
+    this.#running = true;
     const stallMs = stallSeconds * 1000;
     const watchdog = clock.setInterval(() => {
       if (!stalled && clock.now() - lastDataAt > stallMs) {
         stalled = true;
         this.counters.stalls++;
         hub.end('stalled');
-        void child.stop();
+        void run.stop();
       }
     }, Math.min(1000, Math.max(100, stallMs / 4)));
     try {
-      const exit = await child.exited;
+      const end = await run.ended;
+      this.#running = false;
       hub.end(stalled ? 'stalled' : this.#stopping ? 'stopped' : 'exited');
-      return { stalled, retryAtOnce, firstDataAt, code: exit.code, signal: exit.signal };
+      return { stalled, firstDataAt, end };
     } finally {
       clock.clearInterval(watchdog);
-      parser.reset();
     }
   }
 

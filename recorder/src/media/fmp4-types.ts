@@ -42,6 +42,11 @@ export interface MediaFragment {
   sequenceNumber: number;
   /** Number of video samples in this fragment (always set by the parser; optional for hand-built values). */
   sampleCount?: number;
+  /**
+   * When the camera captured the first video sample, in milliseconds since the epoch, from its RTCP sender reports
+   * (native ingest only; undefined when unknown or implausible). Segment names use it instead of the arrival time.
+   */
+  wallClockMs?: number;
 }
 
 /** Per-track summary of one traf (times in track timescale ticks). */

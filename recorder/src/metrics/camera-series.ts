@@ -8,6 +8,8 @@ export interface CameraStats {
   fragments: number;
   restarts: number;
   stalls: number;
+  /** Times native ingest gave the camera up to ffmpeg. */
+  fallbacks: number;
   segmentsClosed: number;
   dropped: { recording: number; live: number };
   viewers: number;
@@ -15,7 +17,7 @@ export interface CameraStats {
   lastFragmentAt: number | undefined;
 }
 
-type CounterField = 'bytes' | 'fragments' | 'restarts' | 'stalls' | 'segmentsClosed';
+type CounterField = 'bytes' | 'fragments' | 'restarts' | 'stalls' | 'fallbacks' | 'segmentsClosed';
 
 export function registerCameraSeries(registry: Registry, cameras: () => CameraStats[], now: () => number = Date.now): void {
   // Counters restart from zero when a camera restarts (new runtime); Prometheus treats that as a counter reset.
@@ -33,8 +35,9 @@ export function registerCameraSeries(registry: Registry, cameras: () => CameraSt
   };
   counter('vigil_camera_ingest_bytes_total', 'Media bytes received from the camera', 'bytes');
   counter('vigil_camera_fragments_total', 'fMP4 fragments received from the camera', 'fragments');
-  counter('vigil_camera_reconnects_total', 'Restarts of the camera ingest (ffmpeg) after an exit or a stall', 'restarts');
+  counter('vigil_camera_reconnects_total', 'Restarts of the camera ingest (native session or ffmpeg) after an end or a stall', 'restarts');
   counter('vigil_camera_stalls_total', 'Times the camera went silent for stall_seconds', 'stalls');
+  counter('vigil_camera_ingest_fallbacks_total', 'Times native ingest gave the camera up to ffmpeg (a codec, B-frames or a transport it does not handle)', 'fallbacks');
   counter('vigil_camera_segments_closed_total', 'Segment files closed', 'segmentsClosed');
 
   new Counter({

@@ -40,7 +40,21 @@ interface OpenSegment {
   openedAt: number;
   /** Subtracted from every decode time so the file starts at zero. */
   offsets: TrackOffsets;
+  /** Fragment bytes not written yet: one writev per WRITE_BATCH_MS instead of one write per fragment. */
+  pending: Buffer[];
+  pendingBytes: number;
+  pendingSince: number;
+  /** The last write in flight; writes to a file never overlap. */
+  writing: Promise<void>;
 }
+
+/**
+ * Fragments are written in batches: native ingest makes one fragment per picture (25 a second per camera), and one
+ * write each costs about three times the CPU of one vectored write per 200 ms. A crash loses at most the batch, the
+ * same as one ffmpeg fragment of 200 ms.
+ */
+const WRITE_BATCH_MS = 200;
+const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
 
 export class SegmentWriter {
   readonly #opts: SegmentWriterOptions;
@@ -114,7 +128,10 @@ export class SegmentWriter {
       this.#open = next;
       seg = next;
     }
-    await seg.handle.writev(rebaseFragment(fragment.data, seg.offsets));
+    if (seg.pending.length === 0) seg.pendingSince = receivedAt;
+    for (const part of rebaseFragment(fragment.data, seg.offsets)) seg.pending.push(part);
+    seg.pendingBytes += fragment.data.length;
+    if (receivedAt - seg.pendingSince >= WRITE_BATCH_MS || seg.pendingBytes >= WRITE_BATCH_BYTES) await this.#flush(seg);
     seg.info.size += fragment.data.length;
     if (Number.isFinite(fragment.decodeTime)) seg.mediaEnd = fragment.decodeTime + fragment.duration;
   }
@@ -145,7 +162,8 @@ export class SegmentWriter {
   async #openSegment(fragment: MediaFragment, receivedAt: number): Promise<OpenSegment | undefined> {
     const { cameraId, recordPath, format } = this.#opts;
     const init = this.#init as InitSegment;
-    const start = new Date(receivedAt);
+    // The camera's own capture time (RTCP) when native ingest knows it; else when the fragment arrived.
+    const start = new Date(fragment.wallClockMs ?? receivedAt);
     const sequence = await this.#opts.sequences.next(cameraId);
     const filename = segmentRelativePath(cameraId, start, sequence);
     const finalPath = join(recordPath, filename);
@@ -173,9 +191,24 @@ export class SegmentWriter {
       mediaEnd: fragment.decodeTime,
       openedAt: receivedAt,
       offsets: trackOffsetsFor(init, fragment.decodeTime),
+      pending: [],
+      pendingBytes: 0,
+      pendingSince: receivedAt,
+      writing: Promise.resolve(),
     };
     this.#opts.log.debug({ filename }, 'segment opened');
     return seg;
+  }
+
+  /** Writes what the segment holds in memory, after any write still in flight. */
+  #flush(seg: OpenSegment): Promise<void> {
+    const parts = seg.pending;
+    seg.pending = [];
+    seg.pendingBytes = 0;
+    seg.writing = seg.writing.then(async () => {
+      if (parts.length > 0) await seg.handle.writev(parts);
+    });
+    return seg.writing;
   }
 
   #closeOpen(): void {
@@ -197,6 +230,7 @@ export class SegmentWriter {
   async #finish(seg: OpenSegment): Promise<void> {
     const { recordPath, format, log } = this.#opts;
     try {
+      await this.#flush(seg);
       await seg.handle.datasync();
     } finally {
       await seg.handle.close();

@@ -4,6 +4,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CameraSupervisor } from '../../src/ingest/camera-supervisor.js';
+import { FfmpegRunner } from '../../src/ingest/ffmpeg-runner.js';
 import { StreamHub } from '../../src/stream/stream-hub.js';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { waitUntil } from '@vigil/testing/processes';
@@ -22,7 +23,9 @@ test('a camera that stops sending is declared silent only when the clock passes 
 
   const clock = new ManualClock();
   const hub = new StreamHub('quiet');
-  const supervisor = new CameraSupervisor({ camera: configCamera({ id: 'quiet', source: 'rtsp://127.0.0.1:9/quiet' }), hub, log: testLogger().log, ffmpegPath: fakeFfmpeg, stallSeconds: 5, clock });
+  const camera = configCamera({ id: 'quiet', source: 'rtsp://127.0.0.1:9/quiet', ingest: 'ffmpeg' });
+  const log = testLogger().log;
+  const supervisor = new CameraSupervisor({ camera, hub, log, runner: () => new FfmpegRunner({ camera, log, ffmpegPath: fakeFfmpeg }), stallSeconds: 5, clock });
   supervisor.start();
   t.after(() => supervisor.stop());
   await waitUntil(() => supervisor.state === 'streaming', 10_000, 'the init segment arrived');

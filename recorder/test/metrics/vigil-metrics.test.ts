@@ -15,7 +15,7 @@ function sources(over: Partial<MetricsSources> = {}): MetricsSources {
 }
 
 test('camera series are read at scrape time; a separate registry per recorder, no global state', async () => {
-  const stats = { id: 'gate', bytes: 100, fragments: 2, restarts: 1, stalls: 0, segmentsClosed: 0, dropped: { recording: 0, live: 3 }, viewers: 1, lastFragmentAt: Date.now() - 2000 };
+  const stats = { id: 'gate', bytes: 100, fragments: 2, restarts: 1, stalls: 0, fallbacks: 1, segmentsClosed: 0, dropped: { recording: 0, live: 3 }, viewers: 1, lastFragmentAt: Date.now() - 2000 };
   const a = createVigilMetrics(sources({ cameras: () => [stats], outboxDepth: () => 7 }));
   const b = createVigilMetrics(sources());
   let text = parsePrometheusText(await a.registry.metrics());
@@ -23,6 +23,7 @@ test('camera series are read at scrape time; a separate registry per recorder, n
   assert.equal(text.value('vigil_camera_fragments_dropped_total', { camera: 'gate', subscriber: 'live' }), 3);
   assert.ok(Math.abs((text.value('vigil_camera_seconds_since_last_fragment', { camera: 'gate' }) ?? 0) - 2) < 0.5);
   assert.equal(text.value('vigil_outbox_depth'), 7);
+  assert.equal(text.value('vigil_camera_ingest_fallbacks_total', { camera: 'gate' }), 1);
   stats.bytes = 250;
   text = parsePrometheusText(await a.registry.metrics());
   assert.equal(text.value('vigil_camera_ingest_bytes_total', { camera: 'gate' }), 250, 'follows the live counter');

@@ -21,6 +21,10 @@ const cameraEntry = z.object({
   width: z.number().int().nullable(),
   height: z.number().int().nullable(),
   ptz: z.boolean(),
+  /** How this node reads the camera: `native` (in the recorder) or `ffmpeg`; null when stopped or on another node. */
+  ingest: z.enum(['native', 'ffmpeg']).nullable(),
+  /** Why the camera is read by ffmpeg although native ingest was wanted (e.g. B-frames); null otherwise. */
+  ingest_fallback_reason: z.string().nullable(),
   /** The node that records the camera. */
   node: z.string(),
   /** Base URL of that node for this caller (public through the Ingress, else internal); null = this node. */
@@ -44,6 +48,7 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
         if (state === undefined) continue; // removed between list() and now
         const init = opts.cameras.liveHub(cam.id)?.init;
         const codecs = init?.tracks.map((t) => t.codec).filter((c) => c !== '') ?? [];
+        const ingest = opts.cameras.ingest?.(cam.id);
         entries.push({
           id: cam.id,
           state,
@@ -51,6 +56,8 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
           width: init?.video?.width ?? null,
           height: init?.video?.height ?? null,
           ptz: cam.ptz,
+          ingest: ingest?.path ?? null,
+          ingest_fallback_reason: ingest?.fallbackReason ?? null,
           node: opts.locator.nodeName,
           url: null,
         });
@@ -64,6 +71,8 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
           width: null,
           height: null,
           ptz: remote.ptz,
+          ingest: null,
+          ingest_fallback_reason: null,
           node: remote.node,
           url: ownerBaseUrl({ kind: 'remote', node: remote.node, url: remote.url, publicUrl: remote.publicUrl }, req.headers),
         });

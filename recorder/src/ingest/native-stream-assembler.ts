@@ -1,0 +1,174 @@
+// Turns a camera's access units into the hub's stream: an init segment at the first keyframe, then one fragment per picture.
+import { buildFragment } from '../media/fmp4-fragment-writer.js';
+import { buildInitSegment } from '../media/fmp4-init-writer.js';
+import type { AacTrackConfig, MuxSample, VideoTrackConfig } from '../media/fmp4-muxer-types.js';
+import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
+import type { ParameterSets, VideoAccessUnit } from '../rtp/access-unit.js';
+
+const VIDEO_CLOCK = 90_000;
+/** Assumed picture duration before two pictures have been seen (25 fps). */
+const DEFAULT_PICTURE_TICKS = 3_600;
+/** A jump of the camera's clock beyond this (forwards or backwards) is a discontinuity, not a long picture. */
+const DISCONTINUITY_TICKS = 10 * VIDEO_CLOCK;
+/** AAC frames carry 1024 samples. */
+const AAC_FRAME_SAMPLES = 1024;
+/** Audio waiting for the next picture beyond this many frames is dropped (a camera whose video stopped). */
+const MAX_PENDING_AUDIO = 256;
+
+export interface NativeStreamHandlers {
+  onInit(init: InitSegment): void;
+  onFragment(fragment: MediaFragment): void;
+  /** What the stream holds that native ingest cannot record faithfully (the caller falls back to ffmpeg). */
+  onUnsupported(reason: string): void;
+}
+
+export interface NativeStreamOptions {
+  /** The audio track to record, when the camera sends AAC and audio is wanted. */
+  audio: AacTrackConfig | undefined;
+  /** Arrival time source (ms); the wall clock by default. */
+  now?: () => number;
+}
+
+interface PendingAudio {
+  data: Buffer;
+  /** Decode time on the stream's audio timeline (sample-rate ticks). */
+  decodeTime: number;
+}
+
+function sameParameterSets(a: ParameterSets | undefined, b: ParameterSets): boolean {
+  if (a === undefined || a.codec !== b.codec || !a.sps.equals(b.sps) || a.pps.length !== b.pps.length) return false;
+  if ((a.vps === undefined) !== (b.vps === undefined) || (a.vps !== undefined && b.vps !== undefined && !a.vps.equals(b.vps))) return false;
+  return a.pps.every((p, i) => b.pps[i]?.equals(p) === true);
+}
+
+function videoTrackConfig(ps: ParameterSets): VideoTrackConfig {
+  if (ps.codec === 'h265') {
+    if (ps.vps === undefined) throw new Error('H.265 parameter sets without a VPS');
+    return { codec: 'h265', vps: ps.vps, sps: ps.sps, pps: ps.pps };
+  }
+  return { codec: 'h264', sps: ps.sps, pps: ps.pps };
+}
+
+/**
+ * Keeps one camera's timeline. Video decode times count from the first picture (90 kHz); audio is placed on the same
+ * timeline by the arrival of its first frame relative to the first picture. A picture's duration is not known until
+ * the next one arrives, so each fragment carries the previous picture interval: the fragment goes out at once (live
+ * latency) and the next fragment's decode time is exact, so an error never accumulates.
+ */
+export class NativeStreamAssembler {
+  readonly #handlers: NativeStreamHandlers;
+  #audio: AacTrackConfig | undefined;
+  readonly #now: () => number;
+  #parameterSets: ParameterSets | undefined;
+  #initFor: ParameterSets | undefined;
+  #streaming = false;
+  #sequence = 0;
+  #firstVideoArrival: number | undefined;
+  /** Added to the camera's extended RTP ticks to get the decode time (changes at a discontinuity). */
+  #videoOffset = 0;
+  #lastTicks: number | undefined;
+  #lastDecode = 0;
+  #pictureTicks = DEFAULT_PICTURE_TICKS;
+  #audioOffset: number | undefined;
+  #pendingAudio: PendingAudio[] = [];
+  #unsupported = false;
+
+  constructor(handlers: NativeStreamHandlers, opts: NativeStreamOptions) {
+    this.#handlers = handlers;
+    this.#audio = opts.audio;
+    this.#now = opts.now ?? Date.now;
+  }
+
+  /** The AAC track to record along with the video; set before the first picture. */
+  setAudio(audio: AacTrackConfig): void {
+    this.#audio = { codec: 'aac', audioSpecificConfig: audio.audioSpecificConfig, sampleRate: audio.sampleRate, channels: audio.channels };
+  }
+
+  /** The parameter sets in force (from the SDP or in-band); a change takes effect at the next keyframe. */
+  setParameterSets(ps: ParameterSets | undefined): void {
+    if (ps !== undefined) this.#parameterSets = ps;
+  }
+
+  /** `ticks`: the picture's RTP time unwrapped to a monotonic count (90 kHz). `wallClockMs`: when captured, if known. */
+  pushVideo(au: VideoAccessUnit, ticks: number, wallClockMs: number | undefined): void {
+    if (this.#unsupported) return;
+    const decode = this.#videoDecodeTime(ticks);
+    if (decode === undefined) return;
+    if (au.keyframe && this.#parameterSets !== undefined && !sameParameterSets(this.#initFor, this.#parameterSets)) {
+      this.#publishInit(this.#parameterSets);
+    }
+    if (!this.#streaming) {
+      this.#pendingAudio = [];
+      return;
+    }
+    const video: MuxSample = { parts: au.nalus, duration: this.#pictureTicks, keyframe: au.keyframe };
+    const audio = this.#takeAudio();
+    const fragment = buildFragment({
+      sequenceNumber: ++this.#sequence,
+      video: { baseDecodeTime: decode, samples: [video] },
+      ...(audio === undefined ? {} : { audio }),
+    });
+    if (wallClockMs !== undefined) fragment.wallClockMs = wallClockMs;
+    this.#handlers.onFragment(fragment);
+  }
+
+  /** `ticks`: the frame's RTP time unwrapped (sample-rate clock). */
+  pushAudio(data: Buffer, ticks: number): void {
+    if (this.#audio === undefined || this.#unsupported || this.#firstVideoArrival === undefined) return;
+    if (this.#audioOffset === undefined) {
+      const sinceVideo = ((this.#now() - this.#firstVideoArrival) / 1000) * this.#audio.sampleRate;
+      this.#audioOffset = Math.round(sinceVideo) - ticks;
+    }
+    const decodeTime = ticks + this.#audioOffset;
+    if (decodeTime < 0) return;
+    if (this.#pendingAudio.length >= MAX_PENDING_AUDIO) this.#pendingAudio.shift();
+    this.#pendingAudio.push({ data, decodeTime });
+  }
+
+  #videoDecodeTime(ticks: number): number | undefined {
+    if (this.#lastTicks === undefined) {
+      this.#firstVideoArrival = this.#now();
+      this.#videoOffset = -ticks;
+      this.#lastTicks = ticks;
+      this.#lastDecode = 0;
+      return 0;
+    }
+    const delta = ticks - this.#lastTicks;
+    if (delta <= 0 && delta > -DISCONTINUITY_TICKS) {
+      // Pictures sent out of presentation order: B-frames, which need composition offsets this path does not write.
+      this.#unsupported = true;
+      this.#handlers.onUnsupported(delta === 0 ? 'two pictures with the same timestamp' : 'B-frames (pictures out of presentation order)');
+      return undefined;
+    }
+    if (delta <= -DISCONTINUITY_TICKS || delta >= DISCONTINUITY_TICKS) {
+      // The camera's clock jumped: go on from the previous picture as if one interval had passed.
+      this.#videoOffset = this.#lastDecode + this.#pictureTicks - ticks;
+    } else {
+      this.#pictureTicks = delta;
+    }
+    this.#lastTicks = ticks;
+    this.#lastDecode = ticks + this.#videoOffset;
+    return this.#lastDecode;
+  }
+
+  #publishInit(ps: ParameterSets): void {
+    const init = buildInitSegment({ video: videoTrackConfig(ps), ...(this.#audio === undefined ? {} : { audio: this.#audio }) });
+    this.#initFor = ps;
+    this.#streaming = true;
+    this.#pendingAudio = [];
+    this.#handlers.onInit(init);
+  }
+
+  #takeAudio(): { baseDecodeTime: number; samples: MuxSample[] } | undefined {
+    const pending = this.#pendingAudio;
+    const first = pending[0];
+    if (first === undefined) return undefined;
+    this.#pendingAudio = [];
+    const samples: MuxSample[] = pending.map((frame, i) => {
+      const next = pending[i + 1];
+      const gap = next === undefined ? AAC_FRAME_SAMPLES : next.decodeTime - frame.decodeTime;
+      return { parts: [frame.data], duration: gap > 0 && gap < AAC_FRAME_SAMPLES * 4 ? gap : AAC_FRAME_SAMPLES };
+    });
+    return { baseDecodeTime: first.decodeTime, samples };
+  }
+}
