@@ -38,16 +38,7 @@ const DEFAULT_BUFFER_SIZE = 256 * 1024;
 export class ReadScheduler {
   readonly tickMs: number;
   readonly buffer: Buffer;
-  /** Read callbacks so far (all sockets). */
-  reads = 0;
-  /** Bytes read so far (all sockets). */
-  bytes = 0;
-  /** Sockets paused after a read that drained them. */
-  pauses = 0;
-  /** Sockets resumed by a tick. */
-  resumes = 0;
-  /** Ticks that resumed at least one socket. */
-  ticks = 0;
+  private readonly counts = { reads: 0, bytes: 0, pauses: 0, resumes: 0, ticks: 0 };
   private parked = new Set<ScheduledReader>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -60,17 +51,42 @@ export class ReadScheduler {
     this.buffer = Buffer.allocUnsafe(size);
   }
 
+  /** Read callbacks so far, all sockets (TLS 'data' events included). */
+  get reads(): number {
+    return this.counts.reads;
+  }
+
+  /** Bytes read so far, all sockets. */
+  get bytes(): number {
+    return this.counts.bytes;
+  }
+
+  /** Sockets paused after a read that drained them. */
+  get pauses(): number {
+    return this.counts.pauses;
+  }
+
+  /** Sockets resumed by a tick. */
+  get resumes(): number {
+    return this.counts.resumes;
+  }
+
+  /** Ticks that resumed at least one socket. */
+  get ticks(): number {
+    return this.counts.ticks;
+  }
+
   /** The `onread` option for net.connect() on behalf of `reader`. */
   onreadFor(reader: ScheduledReader): NetOnread {
     return {
       buffer: this.buffer,
       callback: (nread: number, buf: Buffer): boolean => {
-        this.reads++;
-        this.bytes += nread;
+        this.counts.reads++;
+        this.counts.bytes += nread;
         const mayWait = reader.onRead(buf.subarray(0, nread));
         // A full buffer means more is waiting in the kernel: keep reading now.
         if (!mayWait || this.tickMs === 0 || nread >= buf.length) return true;
-        this.pauses++;
+        this.counts.pauses++;
         this.park(reader);
         return false;
       },
@@ -79,8 +95,8 @@ export class ReadScheduler {
 
   /** Counts a read that did not go through onreadFor (TLS sockets deliver 'data' events). */
   countRead(nread: number): void {
-    this.reads++;
-    this.bytes += nread;
+    this.counts.reads++;
+    this.counts.bytes += nread;
   }
 
   /** Drops a reader that is closing so no tick resumes it. */
@@ -99,9 +115,9 @@ export class ReadScheduler {
     this.timer = undefined;
     const batch = this.parked;
     this.parked = new Set();
-    if (batch.size > 0) this.ticks++;
+    if (batch.size > 0) this.counts.ticks++;
     for (const reader of batch) {
-      this.resumes++;
+      this.counts.resumes++;
       reader.resume();
     }
   }

@@ -10,8 +10,12 @@ import { parseRtspUrl, redact, resolveLocation } from './rtsp-url.js';
 import { parseSdp, type Sdp, type SdpMedia } from './sdp.js';
 import { UdpTrackSockets } from './udp-transport.js';
 
+// The session module is the one import callers need.
 export type { RtspLogger, RtspPlayResult, RtspSessionOptions, RtspTrack };
+export type { Sdp, SdpMedia, SdpRtpMap } from './sdp.js';
 export { defaultMediaIndexes } from './sdp.js';
+export { ReadScheduler, type ReadSchedulerOptions } from './read-scheduler.js';
+export * from './rtsp-errors.js';
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 const DEFAULT_USER_AGENT = 'Vigil';
@@ -31,7 +35,8 @@ type State = 'opening' | 'described' | 'setting-up' | 'ready' | 'failed' | 'play
 /**
  * Usage: `const s = await RtspSession.open(opts)` (OPTIONS, DESCRIBE; s.sdp is the parsed SDP), then
  * `await s.setup(defaultMediaIndexes(s.sdp))` (SETUP each chosen media; s.tracks), then `await s.play()`;
- * packets arrive through opts.onRtp/onRtcp; `await s.close()` sends TEARDOWN. The session never retries or
+ * packets arrive through opts.onRtp/onRtcp as VIEWS INTO A READ BUFFER SHARED BY ALL SESSIONS, valid only during
+ * the call (copy to keep); `await s.close()` sends TEARDOWN. The session never retries or
  * reconnects on its own (beyond one authenticated retry of a 401): after onClose, the caller opens a new one.
  */
 export class RtspSession {
