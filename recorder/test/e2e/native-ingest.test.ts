@@ -1,0 +1,181 @@
+// Native RTSP ingest against real GStreamer cameras: every codec and auth, files equivalent to ffmpeg's, fallback, no password in any argv.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { probe } from '@vigil/testing/media-probe';
+import { waitUntil } from '@vigil/testing/processes';
+import { startRtspCamera, type RtspCameraOptions } from '@vigil/testing/rtsp-camera';
+import { tempDir } from '@vigil/testing/temp-dir';
+import { startRecorderProcess } from '../support/recorder-process.js';
+import { getJson, segmentFiles } from './helpers.js';
+import { submit, waitForJob } from './jobs-helpers.js';
+
+const run = promisify(execFile);
+const FPS = 25;
+const SEGMENT_SECONDS = 2;
+const DIGEST_PASSWORD = 'Dg7-native-pw';
+const BASIC_PASSWORD = 'Bs4-native-pw';
+
+interface StreamFacts {
+  video: { codec: string; profile: string; width: number; height: number; frames: number } | undefined;
+  audio: { codec: string; sampleRate: number; frames: number } | undefined;
+}
+
+/** What a player sees in a file: codecs, profile, size, and every frame counted by decoding. */
+async function streamFacts(path: string): Promise<StreamFacts> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_type,codec_name,profile,width,height,sample_rate,nb_read_frames', '-of', 'json', path]);
+  const streams = (JSON.parse(stdout) as { streams: Array<Record<string, string | number>> }).streams;
+  const v = streams.find((s) => s['codec_type'] === 'video');
+  const a = streams.find((s) => s['codec_type'] === 'audio');
+  return {
+    video: v && { codec: String(v['codec_name']), profile: String(v['profile']), width: Number(v['width']), height: Number(v['height']), frames: Number(v['nb_read_frames']) },
+    audio: a && { codec: String(a['codec_name']), sampleRate: Number(a['sample_rate']), frames: Number(a['nb_read_frames']) },
+  };
+}
+
+interface CameraEntry {
+  id: string;
+  ingest: string | null;
+  ingest_fallback_reason: string | null;
+  codec: string | null;
+  state: string;
+}
+
+/** Every process's command line on this machine, as the kernel shows it to any local user. */
+async function allCommandLines(): Promise<string[]> {
+  const out: string[] = [];
+  for (const pid of (await readdir('/proc')).filter((p) => /^\d+$/.test(p))) {
+    const argv = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (argv !== '') out.push(argv.replace(/\0/g, ' '));
+  }
+  return out;
+}
+
+/** Closed segments of a camera after its first (which may begin mid-stream), oldest first. */
+async function fullSegments(recordPath: string, id: string, current: string | undefined): Promise<string[]> {
+  const files = (await segmentFiles(recordPath)).filter((f) => f.startsWith(`${id}/`) && f !== current);
+  return files.slice(1).map((f) => join(recordPath, f));
+}
+
+test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest and Basic auth; files match ffmpeg’s; B-frames fall back; no argv holds a password', { timeout: 180_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const small: RtspCameraOptions = { width: 320, height: 180, fps: FPS, gop: FPS, bitrateKbps: 400 };
+  const specs: Record<string, RtspCameraOptions> = {
+    'h264-baseline': { ...small, auth: 'digest', user: 'admin', password: DIGEST_PASSWORD },
+    'h264-main': { ...small, profile: 'main', auth: 'basic', user: 'admin', password: BASIC_PASSWORD },
+    'h264-high-aac': { ...small, profile: 'high', audio: 'aac' },
+    h265: { ...small, codec: 'h265' },
+    'h264-pcmu': { ...small, profile: 'main', audio: 'pcmu' },
+    'h264-bframes': { ...small, bframes: 2 },
+  };
+  const cameras = Object.fromEntries(await Promise.all(Object.entries(specs).map(async ([id, o]) => [id, await startRtspCamera(o)] as const)));
+  t.after(() => Promise.all(Object.values(cameras).map((c) => c.stop())));
+  const source = (id: string): string => (specs[id]?.auth ?? 'none') === 'none' ? (cameras[id]?.url as string) : (cameras[id]?.urlWithCredentials() as string);
+  // The same two cameras read by ffmpeg too: what native writes must be what ffmpeg writes.
+  const twins = ['h264-high-aac', 'h265'];
+  const rec = await startRecorderProcess({
+    dir,
+    config: {
+      auth: { disabled: true },
+      stall_seconds: 5,
+      record: { segment_seconds: SEGMENT_SECONDS },
+      cameras: [
+        ...Object.keys(specs).map((id) => ({ id, source: source(id) })),
+        ...twins.map((id) => ({ id: `${id}-ffmpeg`, source: source(id), ingest: 'ffmpeg' })),
+      ],
+    },
+  });
+  t.after(() => rec.stop());
+
+  const list = async (): Promise<Map<string, CameraEntry>> => new Map(((await getJson(`${rec.url}/api/cameras`)).body as CameraEntry[]).map((c) => [c.id, c]));
+  const current = async (id: string): Promise<string | undefined> => {
+    const r = await getJson(`${rec.url}/api/archive/${id}/current`);
+    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
+  };
+  const ids = [...Object.keys(specs), ...twins.map((id) => `${id}-ffmpeg`)];
+  await waitUntil(async () => {
+    for (const id of ids) if ((await fullSegments(rec.recordPath, id, await current(id))).length < 2) return false;
+    return true;
+  }, 90_000, 'two full segments from every camera');
+
+  // How each camera is read, as /api/cameras tells an operator.
+  const entries = await list();
+  for (const id of ['h264-baseline', 'h264-main', 'h264-high-aac', 'h265', 'h264-pcmu']) {
+    assert.equal(entries.get(id)?.ingest, 'native', `${id} is read natively`);
+    assert.equal(entries.get(id)?.ingest_fallback_reason, null);
+  }
+  assert.equal(entries.get('h264-bframes')?.ingest, 'ffmpeg', 'a B-frame stream falls back to ffmpeg');
+  assert.match(entries.get('h264-bframes')?.ingest_fallback_reason ?? '', /B-frames/);
+  assert.equal(entries.get('h265-ffmpeg')?.ingest, 'ffmpeg');
+  assert.equal(entries.get('h264-high-aac')?.codec, entries.get('h264-high-aac-ffmpeg')?.codec, 'the same codec string for MSE either way');
+  assert.equal(entries.get('h265')?.codec, entries.get('h265-ffmpeg')?.codec);
+  const fallbacks = rec.logs().filter((l) => /falling back to ffmpeg/.test(l.msg));
+  assert.deepEqual(fallbacks.map((l) => l['camera']), ['h264-bframes'], 'only the B-frame camera fell back, once');
+
+  // Every full segment decodes cleanly and holds every picture the camera sent: 25 fps × 2 s (GOP 1 s).
+  const expected: Record<string, { codec: string; profile: RegExp; audio?: string }> = {
+    'h264-baseline': { codec: 'h264', profile: /Baseline/ },
+    'h264-main': { codec: 'h264', profile: /^Main$/ },
+    'h264-high-aac': { codec: 'h264', profile: /^High$/, audio: 'aac' },
+    h265: { codec: 'hevc', profile: /^Main$/ },
+    'h264-pcmu': { codec: 'h264', profile: /^Main$/ },
+    'h264-bframes': { codec: 'h264', profile: /^Main$/ },
+    'h264-high-aac-ffmpeg': { codec: 'h264', profile: /^High$/, audio: 'aac' },
+    'h265-ffmpeg': { codec: 'hevc', profile: /^Main$/ },
+  };
+  const facts = new Map<string, StreamFacts[]>();
+  for (const id of ids) {
+    const files = (await fullSegments(rec.recordPath, id, await current(id))).slice(0, 2);
+    const want = expected[id] as { codec: string; profile: RegExp; audio?: string };
+    const list: StreamFacts[] = [];
+    for (const file of files) {
+      const p = await probe(file);
+      assert.equal(p.errors, '', `${id}: ${file} decodes without an error`);
+      assert.ok(p.startTime < 0.1, `${id}: starts at zero (${p.startTime})`);
+      const f = await streamFacts(file);
+      assert.equal(f.video?.codec, want.codec, `${id}: codec`);
+      assert.match(f.video?.profile ?? '', want.profile, `${id}: profile`);
+      assert.deepEqual([f.video?.width, f.video?.height], [320, 180], `${id}: picture size`);
+      assert.equal(f.video?.frames, FPS * SEGMENT_SECONDS, `${id}: every picture of ${SEGMENT_SECONDS} s at ${FPS} fps`);
+      if (want.audio === undefined) assert.equal(f.audio, undefined, `${id}: no audio track`);
+      else {
+        assert.equal(f.audio?.codec, want.audio, `${id}: audio codec`);
+        assert.equal(f.audio?.sampleRate, 48_000);
+        // 48 kHz AAC frames are 1024 samples: about 94 in 2 s, give or take the frames at the cut.
+        assert.ok(Math.abs((f.audio?.frames ?? 0) - (48_000 * SEGMENT_SECONDS) / 1024) <= 3, `${id}: audio frames ${f.audio?.frames}`);
+      }
+      list.push(f);
+    }
+    facts.set(id, list);
+  }
+  for (const id of twins) {
+    const native = facts.get(id)?.[0];
+    const ffmpeg = facts.get(`${id}-ffmpeg`)?.[0];
+    assert.deepEqual({ ...native?.video }, { ...ffmpeg?.video }, `${id}: the native file's video is what ffmpeg writes`);
+    assert.equal(native?.audio?.codec, ffmpeg?.audio?.codec);
+  }
+
+  // The archive works on native files: listing and an export over the last closed minutes.
+  const listing = await getJson(`${rec.url}/api/archive/h264-high-aac/segments`);
+  assert.equal(listing.status, 200);
+  const archive = (listing.body as { archive: unknown[] }).archive;
+  assert.ok(archive.length >= 2, `the listing shows the closed segments (${archive.length})`);
+  const to = Math.floor(Date.now() / 1000) - 1;
+  const ex = await submit(rec.url, `/api/archive/h264-high-aac/export?from=${to - 4}&to=${to}`);
+  assert.equal(ex.status, 202, JSON.stringify(ex.body));
+  const done = await waitForJob(rec.url, String(ex.body['job_id']), ['done', 'failed'], 60_000);
+  assert.equal(done.state, 'done', JSON.stringify(done));
+  const exported = await probe(join(rec.workDir, 'jobs', `${done.job_id}.mp4`));
+  assert.equal(exported.errors, '', 'the export of native files decodes cleanly');
+  assert.ok(exported.playSeconds >= 2, `the export holds the window (${exported.playSeconds} s)`);
+
+  // The passwords are in no command line: native ingest runs no process per camera.
+  const argv = await allCommandLines();
+  assert.ok(argv.some((a) => a.includes('ffmpeg')), 'the ffmpeg twins are seen, so the scan works');
+  for (const secret of [DIGEST_PASSWORD, BASIC_PASSWORD]) assert.deepEqual(argv.filter((a) => a.includes(secret)), [], 'no process argv carries a camera password');
+  await rec.stop();
+  for (const secret of [DIGEST_PASSWORD, BASIC_PASSWORD]) assert.equal(rec.output().includes(secret), false, 'nor does any log line');
+});
