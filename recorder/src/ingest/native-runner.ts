@@ -41,9 +41,11 @@ export class NativeRunner implements IngestRunner {
     let session: RtspSession | undefined;
     let stopRequested = false;
     let reportTimer: NodeJS.Timeout | undefined;
+    let over = false;
     let settle!: (end: IngestRunEnd) => void;
     const ended = new Promise<IngestRunEnd>((resolve) => {
       settle = (end) => {
+        over = true;
         clearInterval(reportTimer);
         resolve(end);
       };
@@ -65,7 +67,8 @@ export class NativeRunner implements IngestRunner {
     const run = async (): Promise<void> => {
       const tracks: AnyDepacketizer[] = [];
       const clocks: RtpClock[] = [];
-      let reports: ReceiverReports | undefined;
+      // Made once the tracks are known; RTCP arriving before that has nothing to report about.
+      const rtcp: { reports?: ReceiverReports } = {};
       session = await RtspSession.open({
         url: camera.source,
         readScheduler: this.#opts.readScheduler,
@@ -75,7 +78,7 @@ export class NativeRunner implements IngestRunner {
           handlers.onActivity();
           tracks[index]?.push(packet, Date.now());
         },
-        onRtcp: (index, packet) => reports?.onRtcp(index, packet),
+        onRtcp: (index, packet) => rtcp.reports?.onRtcp(index, packet),
         onClose: (err) => settle(pendingEnd ?? { detail: err === undefined ? {} : { err: redactText(err.message) } }),
       });
       if (stopRequested || pendingEnd !== undefined) return end(pendingEnd ?? { detail: {} });
@@ -94,13 +97,14 @@ export class NativeRunner implements IngestRunner {
         clocks.push(new RtpClock(audio.clockRate));
         assembler.setAudio((audio as AudioDepacketizer).config);
       }
-      reports = new ReceiverReports(tracks.map((depacketizer, i) => ({ depacketizer, clock: clocks[i] as RtpClock })));
+      const reports = new ReceiverReports(tracks.map((depacketizer, i) => ({ depacketizer, clock: clocks[i] as RtpClock })));
+      rtcp.reports = reports;
       await session.setup([plan.video.media.index, ...(plan.audio === undefined ? [] : [plan.audio.media.index])]);
       await session.play();
-      const rr = reports;
       const live = session;
+      if (over) return;
       reportTimer = setInterval(() => {
-        for (const { index, packet } of rr.build()) live.sendRtcp(index, packet);
+        for (const { index, packet } of reports.build()) live.sendRtcp(index, packet);
       }, this.#opts.receiverReportMs ?? 5_000);
     };
 

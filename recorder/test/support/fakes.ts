@@ -117,6 +117,8 @@ export function hubCameras(hubs: Map<string, StreamHub | undefined>): CameraCont
     stopByRequest: async () => 0,
     list: () => [...hubs.keys()].map((id) => ({ id, ptz: false })),
     liveHub: (id) => hubs.get(id),
+    // A running camera is read natively, as RTSP cameras are by default.
+    ingest: (id) => (hubs.get(id) === undefined ? undefined : { path: 'native', fallbackReason: undefined }),
   };
 }
 

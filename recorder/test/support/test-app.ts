@@ -110,6 +110,7 @@ export async function buildServiceApp(
     stopByRequest: async () => 0,
     list: () => registry.list().map((c) => ({ id: c.id, ptz: c.ptz })),
     liveHub: () => undefined,
+    ingest: () => undefined,
   };
   const built = await buildTestApp({ cameras: control, locator: localCameraLocator(registry, 'test-node'), log: logged.log, ...deps });
   return { ...built, logText: logged.text, registry };

@@ -48,7 +48,7 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
         if (state === undefined) continue; // removed between list() and now
         const init = opts.cameras.liveHub(cam.id)?.init;
         const codecs = init?.tracks.map((t) => t.codec).filter((c) => c !== '') ?? [];
-        const ingest = opts.cameras.ingest?.(cam.id);
+        const ingest = opts.cameras.ingest(cam.id);
         entries.push({
           id: cam.id,
           state,
