@@ -1,0 +1,78 @@
+// The native timeline: nothing before the first keyframe, one fragment per picture, new init on new parameter sets, B-frames refused.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { NativeStreamAssembler } from '../../src/ingest/native-stream-assembler.js';
+import { Fmp4StreamParser } from '../../src/media/fmp4-stream-parser.js';
+import type { InitSegment, MediaFragment } from '../../src/media/fmp4-types.js';
+import type { ParameterSets, VideoAccessUnit } from '../../src/rtp/access-unit.js';
+
+// The SPS and PPS x264 writes for 320x180 constrained baseline (ffmpeg -profile:v baseline).
+const SPS = Buffer.from('6742c00cd901419f9f011000000300100000030320f142a480', 'hex');
+const PPS = Buffer.from('68cb83cb20', 'hex');
+
+function picture(keyframe: boolean, rtpTimestamp: number): VideoAccessUnit {
+  const slice = Buffer.from([keyframe ? 0x65 : 0x41, 0x88, 0x84, 0x00, 0x33]);
+  return { kind: 'video', codec: 'h264', nalus: [slice], bytes: slice.length, rtpTimestamp, keyframe } as VideoAccessUnit;
+}
+
+function collect(): { inits: InitSegment[]; fragments: MediaFragment[]; unsupported: string[]; assembler: NativeStreamAssembler } {
+  const out = { inits: [] as InitSegment[], fragments: [] as MediaFragment[], unsupported: [] as string[] };
+  const assembler = new NativeStreamAssembler(
+    { onInit: (i) => out.inits.push(i), onFragment: (f) => out.fragments.push(f), onUnsupported: (r) => out.unsupported.push(r) },
+    { audio: undefined, now: () => 0 },
+  );
+  return { ...out, assembler };
+}
+
+const sets: ParameterSets = { codec: 'h264', sps: SPS, pps: [PPS] };
+
+test('pictures before the first keyframe are dropped; then one fragment per picture with decode times from RTP', () => {
+  const { inits, fragments, assembler } = collect();
+  assembler.setParameterSets(sets);
+  assembler.pushVideo(picture(false, 1000), 1000, undefined);
+  assert.equal(inits.length + fragments.length, 0, 'a P-frame cannot start a stream');
+  assembler.pushVideo(picture(true, 4600), 4600, 1_700_000_000_000);
+  assembler.pushVideo(picture(false, 8200), 8200, undefined);
+  assembler.pushVideo(picture(false, 11_800), 11_800, undefined);
+  assert.equal(inits.length, 1);
+  assert.equal(inits[0]?.video?.codec, 'avc1.42C00C');
+  assert.deepEqual([inits[0]?.video?.width, inits[0]?.video?.height], [320, 180]);
+  assert.deepEqual(fragments.map((f) => [f.keyframe, Math.round(f.decodeTime * 90_000), f.sampleCount]), [[true, 3600, 1], [false, 7200, 1], [false, 10_800, 1]]);
+  assert.equal(fragments[0]?.wallClockMs, 1_700_000_000_000, 'the capture time travels with the fragment');
+  // What the hub gets parses back through the recorder's own fMP4 parser.
+  const parsed: MediaFragment[] = [];
+  const parser = new Fmp4StreamParser({ onInit: () => undefined, onFragment: (f) => parsed.push(f), onError: (e) => assert.fail(e) });
+  parser.push(Buffer.concat([inits[0]?.data as Buffer, ...fragments.map((f) => f.data)]));
+  assert.deepEqual(parsed.map((f) => f.keyframe), [true, false, false]);
+});
+
+test('changed parameter sets bring a new init segment at the next keyframe, not before', () => {
+  const { inits, assembler } = collect();
+  assembler.setParameterSets(sets);
+  assembler.pushVideo(picture(true, 0), 0, undefined);
+  assembler.setParameterSets({ codec: 'h264', sps: SPS, pps: [Buffer.from('68cb83cb21', 'hex')] });
+  assembler.pushVideo(picture(false, 3600), 3600, undefined);
+  assert.equal(inits.length, 1);
+  assembler.pushVideo(picture(true, 7200), 7200, undefined);
+  assert.equal(inits.length, 2);
+});
+
+test('a picture older than the previous one means B-frames: reported once, nothing more is emitted', () => {
+  const { fragments, unsupported, assembler } = collect();
+  assembler.setParameterSets(sets);
+  assembler.pushVideo(picture(true, 0), 0, undefined);
+  assembler.pushVideo(picture(false, 10_800), 10_800, undefined);
+  assembler.pushVideo(picture(false, 3600), 3600, undefined);
+  assembler.pushVideo(picture(false, 7200), 7200, undefined);
+  assert.deepEqual(unsupported, ['B-frames (pictures out of presentation order)']);
+  assert.equal(fragments.length, 2);
+});
+
+test('a jump of the camera clock is a discontinuity: decode times go on by one picture', () => {
+  const { fragments, assembler } = collect();
+  assembler.setParameterSets(sets);
+  assembler.pushVideo(picture(true, 0), 0, undefined);
+  assembler.pushVideo(picture(false, 3600), 3600, undefined);
+  assembler.pushVideo(picture(false, 3600 + 90_000 * 3600), 3600 + 90_000 * 3600, undefined);
+  assert.deepEqual(fragments.map((f) => Math.round(f.decodeTime * 90_000)), [0, 3600, 7200]);
+});
