@@ -1,25 +1,13 @@
 // Tests for the RTSP camera fixture's codec options (H.264 profiles and B-frames, H.265, AAC and PCMU audio), as ffprobe sees them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { startRtspCamera, type RtspCameraOptions } from '../src/rtsp-camera.js';
+import { runCommand, type CommandResult } from '../src/command.js';
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type RunResult = CommandResult;
 
 function run(cmd: string, args: string[], timeoutMs = 20_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code: number | null) => resolve({ code, stdout, stderr }));
-  });
+  return runCommand(cmd, args, { timeoutMs });
 }
 
 interface ProbedStream {

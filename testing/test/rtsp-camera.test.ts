@@ -1,28 +1,16 @@
 // Tests for the RTSP camera fixture wrapper: live and looped-file sources, digest/basic auth, stop/start on one port.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeLoopFile, startRtspCamera, type RtspCamera } from '../src/rtsp-camera.js';
+import { runCommand, type CommandResult } from '../src/command.js';
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type RunResult = CommandResult;
 
 function run(cmd: string, args: string[], timeoutMs = 20_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code: number | null) => resolve({ code, stdout, stderr }));
-  });
+  return runCommand(cmd, args, { timeoutMs });
 }
 
 interface ProbedStream {

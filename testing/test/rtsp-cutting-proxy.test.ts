@@ -1,28 +1,16 @@
 // Tests for the cutting RTSP proxy: transparent for ffprobe, and freezeMidPacket() stops a raw RTSP/TCP client inside an interleaved video packet.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { startRtspCamera } from '../src/rtsp-camera.js';
 import { startRtspCuttingProxy } from '../src/rtsp-cutting-proxy.js';
+import { runCommand, type CommandResult } from '../src/command.js';
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type RunResult = CommandResult;
 
 function run(cmd: string, args: string[], timeoutMs = 20_000): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs, killSignal: 'SIGKILL' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code: number | null) => resolve({ code, stdout, stderr }));
-  });
+  return runCommand(cmd, args, { timeoutMs });
 }
 
 async function probeVideo(url: string): Promise<{ codec_name?: string; width?: number; height?: number }> {

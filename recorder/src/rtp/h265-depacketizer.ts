@@ -89,21 +89,6 @@ export class H265Depacketizer extends VideoDepacketizerBase {
     return readUe(buf, start + 2, end);
   }
 
-  private aggregate(packet: Buffer, start: number, end: number): void {
-    if (this.fragmentOpen) return this.malformed();
-    let at = start;
-    while (at + 2 <= end) {
-      const size = packet.readUInt16BE(at);
-      at += 2;
-      if (size === 0 || at + size > end) return this.malformed();
-      this.addNal(packet, at, at + size);
-      at += size;
-    }
-    // Bytes left that cannot hold a size field: a cut-off packet.
-    if (at !== end) this.malformed();
-    return undefined;
-  }
-
   private fragment(packet: Buffer, start: number, end: number): void {
     if (end - start < 4) return this.malformed();
     const fuHeader = packet[start + 2] ?? 0;

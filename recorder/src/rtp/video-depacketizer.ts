@@ -144,6 +144,22 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
   }
 
   /** Starts a fragmented NAL unit with its reconstructed header (`byte1` -1 for H.264's one-byte header). */
+  /** STAP-A (H.264) and AP (H.265) share one layout after their header: 16-bit size, NAL unit, repeated. */
+  protected aggregate(packet: Buffer, start: number, end: number): void {
+    if (this.fragmentOpen) return this.malformed();
+    let at = start;
+    while (at + 2 <= end) {
+      const size = packet.readUInt16BE(at);
+      at += 2;
+      if (size === 0 || at + size > end) return this.malformed();
+      this.addNal(packet, at, at + size);
+      at += size;
+    }
+    // Bytes left that cannot hold a size field: a cut-off packet.
+    if (at !== end) this.malformed();
+    return undefined;
+  }
+
   protected beginFragment(byte0: number, byte1: number): void {
     if (this.unitBroken) return undefined;
     if (this.fragmentStart >= 0) return this.malformed();
