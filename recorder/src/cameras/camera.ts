@@ -22,6 +22,8 @@ export interface Camera {
   audio: 'auto' | 'off' | 'transcode';
   /** How an RTSP source is read: natively in the recorder or by an ffmpeg per camera. Other sources always use ffmpeg. */
   ingest: IngestPath;
+  /** How RTP travels from an RTSP camera: interleaved on the RTSP connection, or UDP. */
+  rtspTransport: 'tcp' | 'udp';
   record: CameraRecordSettings;
   /** Which source produced the camera: `file`, `database`, `cluster`. */
   origin: string;
@@ -37,6 +39,7 @@ export function cameraFromConfig(entry: CameraConfigEntry, config: VigilConfig, 
     onvif: entry.onvif,
     audio: entry.audio,
     ingest: entry.ingest ?? config.ingest,
+    rtspTransport: entry.rtsp_transport,
     record: {
       format: entry.record?.format ?? config.record.format,
       segmentSeconds: entry.record?.segment_seconds ?? config.record.segment_seconds,

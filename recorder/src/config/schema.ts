@@ -41,6 +41,8 @@ export const cameraSchema = z
     audio: z.enum(['auto', 'off', 'transcode']).default('auto'),
     /** How RTSP is read: `native` (in the recorder) or `ffmpeg` (one process per camera); default: the global `ingest`. */
     ingest: z.enum(['native', 'ffmpeg']).optional(),
+    /** RTP over the RTSP connection (`tcp`, default: passes firewalls and NAT, never reorders) or over UDP port pairs. */
+    rtsp_transport: z.enum(['tcp', 'udp']).default('tcp'),
     record: recordSchema.optional(),
   })
   .strict();

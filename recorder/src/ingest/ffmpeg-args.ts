@@ -45,7 +45,7 @@ export function buildIngestArgs(camera: Camera, opts: FfmpegArgOptions): string[
   const kind = sourceKind(camera.source);
   let audio = opts.audioAllowed && camera.audio !== 'off';
   if (kind === 'rtsp') {
-    args.push('-rtsp_transport', 'tcp', '-timeout', '5000000', '-i', camera.source);
+    args.push('-rtsp_transport', camera.rtspTransport, '-timeout', '5000000', '-i', camera.source);
   } else if (kind === 'file') {
     args.push('-re', '-stream_loop', '-1', '-i', filePath(camera.source));
   } else {

@@ -95,11 +95,13 @@ export class SegmentWriter {
   /** The hub subscriber's handler: items arrive one at a time, in order. */
   async handle(item: StreamItem): Promise<void> {
     if (item.type === 'init') {
+      await this.#flushOpen();
       this.#closeOpen();
       this.#init = item.init;
     } else if (item.type === 'fragment') {
       await this.#write(item.fragment, item.receivedAt);
     } else {
+      await this.#flushOpen();
       this.#closeOpen();
       this.#init = undefined;
     }
@@ -117,6 +119,8 @@ export class SegmentWriter {
     let seg = this.#open;
     if (seg === undefined || (fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt))) {
       if (!fragment.keyframe || this.#init === undefined) return; // a segment starts on a keyframe
+      // The full file holds all its bytes before the next one becomes current: a file that is not current is whole.
+      await this.#flushOpen();
       // The next file is opened before the full one is closed: GET …/current never sees a gap between the two.
       let next: OpenSegment | undefined;
       try {
@@ -198,6 +202,10 @@ export class SegmentWriter {
     };
     this.#opts.log.debug({ filename }, 'segment opened');
     return seg;
+  }
+
+  async #flushOpen(): Promise<void> {
+    if (this.#open !== undefined) await this.#flush(this.#open);
   }
 
   /** Writes what the segment holds in memory, after any write still in flight. */

@@ -60,7 +60,7 @@ async function fullSegments(recordPath: string, id: string, current: string | un
   return files.slice(1).map((f) => join(recordPath, f));
 }
 
-test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest and Basic auth; files match ffmpeg’s; B-frames fall back; no argv holds a password', { timeout: 180_000 }, async (t) => {
+test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest and Basic auth, over TCP and UDP; files match ffmpeg’s; B-frames fall back; no argv holds a password', { timeout: 180_000 }, async (t) => {
   const dir = await tempDir(t);
   const small: RtspCameraOptions = { width: 320, height: 180, fps: FPS, gop: FPS, bitrateKbps: 400 };
   const specs: Record<string, RtspCameraOptions> = {
@@ -70,7 +70,9 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
     h265: { ...small, codec: 'h265' },
     'h264-pcmu': { ...small, profile: 'main', audio: 'pcmu' },
     'h264-bframes': { ...small, bframes: 2 },
+    'h264-udp': { ...small, profile: 'main' },
   };
+  const udp = new Set(['h264-udp']);
   const cameras = Object.fromEntries(await Promise.all(Object.entries(specs).map(async ([id, o]) => [id, await startRtspCamera(o)] as const)));
   t.after(() => Promise.all(Object.values(cameras).map((c) => c.stop())));
   const source = (id: string): string => (specs[id]?.auth ?? 'none') === 'none' ? (cameras[id]?.url as string) : (cameras[id]?.urlWithCredentials() as string);
@@ -83,7 +85,7 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
       stall_seconds: 5,
       record: { segment_seconds: SEGMENT_SECONDS },
       cameras: [
-        ...Object.keys(specs).map((id) => ({ id, source: source(id) })),
+        ...Object.keys(specs).map((id) => ({ id, source: source(id), ...(udp.has(id) ? { rtsp_transport: 'udp' } : {}) })),
         ...twins.map((id) => ({ id: `${id}-ffmpeg`, source: source(id), ingest: 'ffmpeg' })),
       ],
     },
@@ -111,7 +113,7 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
 
   // How each camera is read, as /api/cameras tells an operator.
   const entries = await list();
-  for (const id of ['h264-baseline', 'h264-main', 'h264-high-aac', 'h265', 'h264-pcmu']) {
+  for (const id of ['h264-baseline', 'h264-main', 'h264-high-aac', 'h265', 'h264-pcmu', 'h264-udp']) {
     assert.equal(entries.get(id)?.ingest, 'native', `${id} is read natively`);
     assert.equal(entries.get(id)?.ingest_fallback_reason, null);
   }
@@ -133,6 +135,7 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
     h265: { codec: 'hevc', profile: /^Main$/ },
     'h264-pcmu': { codec: 'h264', profile: /^Main$/ },
     'h264-bframes': { codec: 'h264', profile: /^Main$/ },
+    'h264-udp': { codec: 'h264', profile: /^Main$/ },
     'h264-high-aac-ffmpeg': { codec: 'h264', profile: /^High$/, audio: 'aac' },
     'h265-ffmpeg': { codec: 'hevc', profile: /^Main$/ },
   };

@@ -6,7 +6,7 @@ import { configSchema } from '../../src/config/schema.js';
 import { buildIngestArgs, parseTestsrc, sourceKind } from '../../src/ingest/ffmpeg-args.js';
 
 const config = configSchema.parse({ auth: { disabled: true } });
-const cam = (source: string, audio: 'auto' | 'off' | 'transcode' = 'auto') => cameraFromConfig({ id: 'c', source, ptz: false, audio }, config);
+const cam = (source: string, audio: 'auto' | 'off' | 'transcode' = 'auto', transport: 'tcp' | 'udp' = 'tcp') => cameraFromConfig({ id: 'c', source, ptz: false, audio, rtsp_transport: transport }, config);
 
 test('source kinds', () => {
   assert.equal(sourceKind('rtsp://u:p@h/x'), 'rtsp');
@@ -22,6 +22,10 @@ test('rtsp over TCP, stream copy, fragmented MP4 of 200 ms on stdout', () => {
   assert.match(s, /-rtsp_transport tcp .*-i rtsp:\/\/u:p@h\/x/);
   assert.match(s, /-map 0:v:0 -c:v copy -map 0:a:0\? -c:a copy/);
   assert.match(s, /-movflags frag_keyframe\+empty_moov\+default_base_moof\+skip_trailer -frag_duration 200000 pipe:1$/);
+});
+
+test('rtsp_transport: udp is passed to ffmpeg', () => {
+  assert.match(buildIngestArgs(cam('rtsp://h/x', 'auto', 'udp'), { fragmentMicros: 1, audioAllowed: true }).join(' '), /-rtsp_transport udp -timeout/);
 });
 
 test('audio: off drops it, transcode makes AAC, a refused codec falls back to video only', () => {
