@@ -136,18 +136,28 @@ async function measure({ count, dir, keyOf, list, cameraPids, warmup, seconds })
   };
 }
 
-/** `GET /api/cameras` of a recorder: how many cameras each ingest path reads (undefined: the answer has no `ingest`). */
+/**
+ * `GET /api/cameras` of a recorder: how many cameras each ingest path reads (undefined: the answer has no `ingest`).
+ * Three tries, 2 s apart: with 100 cameras on 2 CPUs one request can fail without the recorder being wrong.
+ */
 async function ingestPaths(port) {
-  try {
-    const res = await globalThis.fetch(`http://127.0.0.1:${port}/api/cameras`, { signal: AbortSignal.timeout(10_000) });
-    const list = await res.json();
-    if (!Array.isArray(list) || list.some((c) => !('ingest' in c))) return undefined;
-    const out = {};
-    for (const c of list) out[String(c.ingest)] = (out[String(c.ingest)] ?? 0) + 1;
-    return out;
-  } catch (err) {
-    return { error: String(err) };
+  let error;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (attempt > 0) await sleep(2000);
+    try {
+      const res = await globalThis.fetch(`http://127.0.0.1:${port}/api/cameras`, { signal: AbortSignal.timeout(10_000) });
+      const list = await res.json();
+      if (!Array.isArray(list)) throw new Error(`HTTP ${res.status}: ${JSON.stringify(list).slice(0, 200)}`);
+      if (list.some((c) => !('ingest' in c))) return undefined;
+      const out = {};
+      for (const c of list) out[String(c.ingest)] = (out[String(c.ingest)] ?? 0) + 1;
+      return out;
+    } catch (err) {
+      error = `${err}${err?.cause !== undefined ? ` (${err.cause?.code ?? ''} ${err.cause?.message ?? err.cause})` : ''}`;
+      log(`  GET /api/cameras, try ${attempt + 1}: ${error}`);
+    }
   }
+  return { error };
 }
 
 /** The recorder log's lines (JSON from pino, or text) whose message contains `text`. */
@@ -207,6 +217,8 @@ async function runVigil({ count, urls, cameraPids, dir, opts, freePort, ingest, 
     const fallbacks = logLines(logFile, 'falling back to ffmpeg');
     // Whatever else than recording the recorder did: what went wrong is in its log.
     const problems = [];
+    const died = alive();
+    if (died !== undefined) problems.push(died.split('\n')[0]);
     if (m.silentCameras.length > 0) problems.push(`${m.silentCameras.length} of ${count} camera(s) wrote nothing during the window (${m.silentCameras.slice(0, 10).join(', ')}${m.silentCameras.length > 10 ? ', …' : ''})`);
     if (fallbacks.length > 0) problems.push(`the recorder logged ${fallbacks.length} fallback(s) to ffmpeg, e.g.: ${fallbacks[0].slice(0, 400)}`);
     if (paths === undefined) log(`  (GET /api/cameras has no "ingest" field: the ingest path of each camera is not checked)`);

@@ -21,6 +21,7 @@
 // stdout: one JSON line per figure; stderr: progress and a summary table. Exit code 1 on error (not on a missed target).
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
+import { keepTempDirs } from './lib/lifecycle.js';
 
 const BENCHMARKS = {
   recording: () => import('./recording-cpu.js'),
@@ -119,6 +120,7 @@ async function main() {
     const unknown = opts.subjects.filter((s) => !known.has(s));
     if (unknown.length > 0) usage(`unknown subject(s) ${unknown.join(', ')} (known to ${names.join(', ')}: ${[...known].join(', ') || 'none'})`);
   }
+  if (opts.keep === true) keepTempDirs();
   const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
   emit(machine());
   for (const name of names) {

@@ -1,5 +1,6 @@
 // Owns everything a benchmark starts: child processes (each in its own process group) and temp dirs.
-// Normal path: stopAll()/removeTempDirs(). On ctrl-C/SIGTERM or a crash: SIGKILL every tracked group, remove the dirs.
+// Normal path: stopAll()/removeTempDirs(). On ctrl-C/SIGTERM, a crash or exit: SIGKILL every tracked group, remove the dirs
+// (unless keepTempDirs() was called: --keep).
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 const live = new Set(); // tracked { child, name }
 const tempDirs = new Set();
 let hooked = false;
+let keepDirs = false;
 
 function killGroup(child, signal) {
   try {
@@ -26,8 +28,13 @@ function killGroup(child, signal) {
 function emergencyCleanup() {
   for (const { child } of live) killGroup(child, 'SIGKILL');
   live.clear();
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  if (!keepDirs) for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
   tempDirs.clear();
+}
+
+/** --keep: temp dirs the benchmark did not remove itself stay at exit (also on ctrl-C) instead of being removed. */
+export function keepTempDirs() {
+  keepDirs = true;
 }
 
 function installHooks() {
