@@ -61,9 +61,10 @@ export class ClusterMembership {
       this.#unfinishedLeave = true;
       log.warn({ err: (err as Error).message }, 'leave with force: the Kubernetes API cannot be reached; stopping this node\'s cameras anyway');
     }
-    const before = source.cameras.length;
-    if (apiReached) await this.#waitForHandover();
-    const left = source.cameras.length;
+    // Counted from the assignment, not from what is published: a camera whose move just finished may still be
+    // stopping here, and it was handed over, not left behind.
+    const before = apiReached ? this.#assignedHere() : source.cameras.length;
+    const left = apiReached ? await this.#waitForHandover() : before;
     source.recordNothing();
     heartbeat.pause();
     await heartbeat.deleteLease().catch((err: unknown) => log.warn({ err: (err as Error).message }, 'cannot delete the heartbeat Lease; it expires on its own'));
@@ -150,11 +151,19 @@ export class ClusterMembership {
   }
 
   /** Until no Camera is assigned to this node or handed over from it (the operator moved them all), or the timeout. */
-  async #waitForHandover(): Promise<void> {
-    const { view, nodeName, clock } = this.#opts;
+  /** Cameras the assignment gives this node, or moves away from it make-before-break. */
+  #assignedHere(): number {
+    const { view, nodeName } = this.#opts;
+    return view.cameras.list().filter((c) => c.status?.node === nodeName || c.status?.handoverFrom === nodeName).length;
+  }
+
+  /** Waits until no camera is assigned here or handed over from here (or the timeout); answers how many still are. */
+  async #waitForHandover(): Promise<number> {
+    const { clock } = this.#opts;
     const deadline = clock.now() + (this.#opts.handoverTimeoutMs ?? 60_000);
-    const mine = (): number => view.cameras.list().filter((c) => c.status?.node === nodeName || c.status?.handoverFrom === nodeName).length;
+    const mine = (): number => this.#assignedHere();
     while (mine() > 0 && clock.now() < deadline) await new Promise<void>((resolve) => clock.setTimeout(resolve, 250));
     if (mine() > 0) this.#opts.log.warn({ cameras: mine() }, 'leave: not every camera was taken over in time; stopping them anyway');
+    return mine();
   }
 }
