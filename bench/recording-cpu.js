@@ -26,11 +26,29 @@ const FFMPEG = process.env.VIGIL_TEST_FFMPEG ?? 'ffmpeg';
 
 /** The camera stream: what a typical 720p camera sends. */
 const STREAM = { width: 1280, height: 720, fps: 25, gop: 50, bitrateKbps: 2000, seconds: 20 };
+/** `WxH@KBPS` (25 fps, GOP 50) → a stream; throws on anything else. */
+export function parseStream(spec) {
+  const m = /^(\d+)x(\d+)@(\d+)$/.exec(String(spec));
+  if (m === null) throw new Error(`--stream must look like 1280x720@2000 (width x height @ kbit/s), got "${spec}"`);
+  return { ...STREAM, width: Number(m[1]), height: Number(m[2]), bitrateKbps: Number(m[3]) };
+}
+
+const streamName = (st) => `${st.width}x${st.height}@${st.bitrateKbps}`;
+
+/**
+ * The stream the cameras of one count send: STREAM unless --stream. (Per count, so that a lighter stream for large counts
+ * stays a one-line change; a 640x360@1000 stream was tried for 100 cameras and saved the GStreamer servers little: their
+ * cost is per frame — ~1 core of 2 for 100 cameras at 25 fps either way — not per byte.)
+ */
+function streamFor(count, opts) {
+  return opts.stream !== undefined ? parseStream(opts.stream) : STREAM;
+}
 const SEGMENT_SECONDS = 60;
 
 export const defaults = {
   cameras: [1, 10, 50, 100],
   subjects: undefined, // default: DEFAULT_SUBJECTS, plus vigil-flags with recorderNodeArgs
+  stream: undefined, // 'WxH@KBPS' (25 fps, GOP 50) for every count; default STREAM, 1280x720@2000
   seconds: 30, // measurement window
   warmup: 10, // after every camera has started writing
   repeats: 2, // runs of every subject per camera count; medians are reported
@@ -109,8 +127,9 @@ function tail(file, bytes = 3000) {
  * camera servers are sampled alongside as role 'cameras' (not part of any subject's figures: they show starvation).
  * Every camera is `cam<i>`: those with no byte written during the window are listed in `silentCameras`.
  */
-async function measure({ count, dir, keyOf, list, cameraPids, warmup, seconds }) {
+async function measure({ count, kbps, dir, keyOf, list, cameraPids, warmup, seconds, atWindowStart = () => undefined }) {
   await sleep(warmup * 1000);
+  atWindowStart();
   const before = bytesByCamera(dir, keyOf);
   const machineBefore = readMachineTicks();
   const sampler = new WindowSampler(() => [...list(), ...cameraPids.map((pid) => ({ pid, role: 'cameras' }))]).start();
@@ -123,7 +142,7 @@ async function measure({ count, dir, keyOf, list, cameraPids, warmup, seconds })
   const written = sum(after) - sum(before);
   const grew = (k) => (after.get(k) ?? 0) - (before.get(k) ?? 0);
   const cameraKeys = Array.from({ length: count }, (_, i) => `cam${i}`);
-  const lowCameras = cameraKeys.filter((k) => (grew(k) * 8) / 1000 / result.seconds < STREAM.bitrateKbps * 0.5).length;
+  const lowCameras = cameraKeys.filter((k) => (grew(k) * 8) / 1000 / result.seconds < kbps * 0.5).length;
   const silentCameras = cameraKeys.filter((k) => grew(k) <= 0);
   const machineTotal = machineAfter.total - machineBefore.total;
   return {
@@ -160,18 +179,26 @@ async function ingestPaths(port) {
   return { error };
 }
 
-/** The recorder log's lines (JSON from pino, or text) whose message contains `text`. */
-function logLines(logFile, text) {
+/** The recorder log's lines (JSON from pino, or text) that contain `text`, from byte `from` on. */
+function logLines(logFile, text, from = 0) {
   let content = '';
   try {
-    content = readFileSync(logFile, 'utf8');
+    content = readFileSync(logFile).subarray(from).toString('utf8');
   } catch {
     return [];
   }
   return content.split('\n').filter((line) => line.includes(text));
 }
 
-async function runVigil({ count, urls, cameraPids, dir, opts, freePort, ingest, nodeFlags = [] }) {
+function fileSize(file) {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+async function runVigil({ count, kbps, urls, cameraPids, dir, opts, freePort, ingest, nodeFlags = [] }) {
   const recDir = join(dir, 'rec');
   const confDir = join(dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
@@ -211,9 +238,13 @@ async function runVigil({ count, urls, cameraPids, dir, opts, freePort, ingest, 
       for (const p of descendants(child.pid)) out.push({ pid: p.pid, role: p.comm === 'ffmpeg' ? 'ffmpeg' : 'other' });
       return out;
     };
-    const m = await measure({ count, dir: recDir, keyOf, list, cameraPids, warmup: opts.warmup, seconds: opts.seconds });
+    let windowFrom = 0; // log bytes before the window
+    const m = await measure({ count, kbps, dir: recDir, keyOf, list, cameraPids, warmup: opts.warmup, seconds: opts.seconds, atWindowStart: () => (windowFrom = fileSize(logFile)) });
+    const windowTo = fileSize(logFile);
     const paths = await ingestPaths(port);
-    const restarts = logLines(logFile, 'restarting').filter((l) => /restarting ingest|ingest ended; restarting/.test(l)).length;
+    const isRestart = (l) => /restarting ingest|ingest ended; restarting/.test(l);
+    const restarts = logLines(logFile, 'restarting').filter(isRestart).length;
+    const restartsInWindow = logLines(logFile, 'restarting', windowFrom).filter(isRestart).length - logLines(logFile, 'restarting', windowTo).filter(isRestart).length;
     const fallbacks = logLines(logFile, 'falling back to ffmpeg');
     // Whatever else than recording the recorder did: what went wrong is in its log.
     const problems = [];
@@ -227,13 +258,13 @@ async function runVigil({ count, urls, cameraPids, dir, opts, freePort, ingest, 
     if (problems.length > 0) {
       throw new Error(`recorder with ingest "${ingest}", ${count} camera(s): not a valid measurement:\n  - ${problems.join('\n  - ')}\nrecorder log (end):\n${tail(logFile)}`);
     }
-    return { ...m, restarts, fallbacks: fallbacks.length, ingestPaths: paths };
+    return { ...m, restarts, restartsInWindow, fallbacks: fallbacks.length, ingestPaths: paths };
   } finally {
     await stopTracked(child, { graceMs: 15_000 });
   }
 }
 
-async function runBaseline({ count, urls, cameraPids, dir, opts }) {
+async function runBaseline({ count, kbps, urls, cameraPids, dir, opts }) {
   const outDir = join(dir, 'out');
   await mkdir(outDir, { recursive: true });
   const errFile = join(dir, 'ffmpeg.log');
@@ -260,11 +291,12 @@ async function runBaseline({ count, urls, cameraPids, dir, opts }) {
     };
     await waitAllWriting(outDir, keyOf, count, 30_000 + count * 500, alive, 'baseline');
     const list = () => children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => ({ pid: c.pid, role: 'ffmpeg' }));
-    const m = await measure({ count, dir: outDir, keyOf, list, cameraPids, warmup: opts.warmup, seconds: opts.seconds });
+    const m = await measure({ count, kbps, dir: outDir, keyOf, list, cameraPids, warmup: opts.warmup, seconds: opts.seconds });
     if (m.silentCameras.length > 0) {
       throw new Error(`baseline, ${count} camera(s): not a valid measurement: ${m.silentCameras.length} camera(s) wrote nothing during the window (${m.silentCameras.slice(0, 10).join(', ')})\nffmpeg log (end):\n${tail(errFile)}`);
     }
-    return { ...m, restarts: children.filter((c) => c.exitCode !== null || c.signalCode !== null).length };
+    const exited = children.filter((c) => c.exitCode !== null || c.signalCode !== null).length;
+    return { ...m, restarts: exited, restartsInWindow: exited };
   } finally {
     await stopAll(children, { signal: 'SIGTERM', graceMs: 5000 });
   }
@@ -291,9 +323,13 @@ export function chooseSubjects(opts) {
   return chosen;
 }
 
-const NONE = { cpuPercent: 0, rssPeakMiB: 0, rssMeanMiB: 0, pssMiB: 0, processes: 0 };
+const NONE = { cpuPercent: 0, rssPeakMiB: 0, rssMeanMiB: 0, pssMiB: 0, uniqueRssMiB: 0, processes: 0 };
 
-/** One run's figures, flattened. Memory totals: the sum of each role's peak RSS, and the sum of PSS at the window's end. */
+/**
+ * One run's figures, flattened. Memory totals over the subject's processes: rssTotal, the sum of each role's peak RSS
+ * (shared pages once per process); at the window's end pssTotal (PSS) and uniqueRssTotal (private pages + shared pages
+ * once, see WindowSampler).
+ */
 function figures(subject, res) {
   const node = res.roles.node ?? NONE;
   const ff = res.roles.ffmpeg ?? NONE;
@@ -310,12 +346,14 @@ function figures(subject, res) {
     ffmpegPss: ff.pssMiB,
     rssTotal: node.rssPeakMiB + ff.rssPeakMiB + other.rssPeakMiB,
     pssTotal: node.pssMiB + ff.pssMiB + other.pssMiB,
+    uniqueRssTotal: node.uniqueRssMiB + ff.uniqueRssMiB + other.uniqueRssMiB,
     ffmpegProcs: ff.processes,
     otherProcs: other.processes,
     kbps: res.writtenKbpsPerCamera,
     lowCameras: res.lowCameras,
     segmentFiles: res.segmentFiles,
     restarts: res.restarts,
+    restartsInWindow: res.restartsInWindow,
     fallbacks: res.fallbacks ?? 0,
     camerasCpu: res.roles.cameras?.cpuPercent ?? NaN,
     machineBusy: res.machineBusyPercent,
@@ -323,13 +361,14 @@ function figures(subject, res) {
   };
 }
 
-function summarize(count, subject, runs) {
+function summarize(count, stream, subject, runs) {
   const pick = (k) => median(runs.map((r) => r[k]));
   const recorder = isRecorder(subject);
   const line = {
     bench: 'recording',
     figure: 'usage',
     cameras: count,
+    stream: streamName(stream),
     subject,
     ingest: INGEST[subject] ?? null,
     runs: runs.length,
@@ -343,14 +382,16 @@ function summarize(count, subject, runs) {
     node_pss_mib: recorder ? r1(pick('nodePss')) : 0,
     ffmpeg_rss_mib_total: r1(pick('ffmpegRss')),
     ffmpeg_pss_mib_total: r1(pick('ffmpegPss')),
-    rss_mib_total: r1(pick('rssTotal')),
+    rss_mib_total: r1(pick('rssTotal')), // Σ of per-process RSS (peak): shared libraries counted once per process
     pss_mib_total: r1(pick('pssTotal')),
+    rss_shared_once_mib_total: r1(pick('uniqueRssTotal')), // private pages + shared pages once: the ratio's measure
     ffmpeg_processes: Math.round(pick('ffmpegProcs')),
     other_processes: Math.round(pick('otherProcs')),
     written_kbps_per_camera: Math.round(pick('kbps')),
     cameras_below_half_rate: Math.max(...runs.map((r) => r.lowCameras)),
     segment_files: Math.round(pick('segmentFiles')),
-    restarts: Math.max(...runs.map((r) => r.restarts)),
+    restarts: Math.max(...runs.map((r) => r.restarts)), // whole run, start-up included (baseline: ffmpegs that exited)
+    restarts_in_window: Math.max(...runs.map((r) => r.restartsInWindow)),
     fallbacks_to_ffmpeg: recorder ? Math.max(...runs.map((r) => r.fallbacks)) : null,
     camera_servers_cpu_percent: r1(pick('camerasCpu')),
     machine_busy_percent_of_all_cpus: r1(pick('machineBusy')),
@@ -370,20 +411,23 @@ const RATIO_FIGURES = {
 function ratioFigures(count, subject, line, base, runs, baseRuns) {
   const spec = RATIO_FIGURES[subject];
   const cpuRatio = line.cpu_percent_of_one_core / base.cpu_percent_of_one_core;
-  const memRatio = line.pss_mib_total / base.pss_mib_total;
+  const memRatio = line.rss_shared_once_mib_total / base.rss_shared_once_mib_total;
   const cpu = {
     bench: 'recording', cameras: count, figure: spec.cpu, subject, ratio: r2(cpuRatio),
     pair_ratios: runs.map((v, i) => r2(v.cpu / baseRuns[i].cpu)),
     cpu_percent: line.cpu_percent_of_one_core, baseline_cpu_percent: base.cpu_percent_of_one_core,
     target: spec.cpuTarget, pass: cpuRatio <= spec.cpuTarget,
   };
-  // The same measure on both sides: PSS summed over the subject's processes at the window's end (shared pages, e.g. the
-  // baseline ffmpegs' libraries, counted once); the RSS ratio (sum of peaks) beside it counts them once per process.
+  // The same measure on both sides, at the window's end: the resident memory of the subject's processes with pages they
+  // share counted once (the baseline ffmpegs' libraries once, not once per ffmpeg), i.e. what it keeps resident on a
+  // machine of its own. Beside it PSS (which also divides pages shared with unrelated processes, e.g. other node
+  // processes on the machine, so it flatters the recorder) and the plain sum of RSS (libraries once per ffmpeg).
   const mem = {
-    bench: 'recording', cameras: count, figure: spec.mem, subject, measure: 'pss_total', ratio: r2(memRatio),
-    pair_ratios: runs.map((v, i) => r2(v.pssTotal / baseRuns[i].pssTotal)),
-    pss_mib: line.pss_mib_total, baseline_pss_mib: base.pss_mib_total,
-    ratio_rss: r2(line.rss_mib_total / base.rss_mib_total), rss_mib: line.rss_mib_total, baseline_rss_mib: base.rss_mib_total,
+    bench: 'recording', cameras: count, figure: spec.mem, subject, measure: 'rss_shared_once', ratio: r2(memRatio),
+    pair_ratios: runs.map((v, i) => r2(v.uniqueRssTotal / baseRuns[i].uniqueRssTotal)),
+    mib: line.rss_shared_once_mib_total, baseline_mib: base.rss_shared_once_mib_total,
+    ratio_pss: r2(line.pss_mib_total / base.pss_mib_total), pss_mib: line.pss_mib_total, baseline_pss_mib: base.pss_mib_total,
+    ratio_rss_sum: r2(line.rss_mib_total / base.rss_mib_total), rss_mib: line.rss_mib_total, baseline_rss_mib: base.rss_mib_total,
   };
   if (spec.memTarget !== undefined) Object.assign(mem, { target: spec.memTarget, pass: memRatio <= spec.memTarget });
   if (subject === 'vigil-flags') cpu.node_args = mem.node_args = line.node_args;
@@ -391,29 +435,31 @@ function ratioFigures(count, subject, line, base, runs, baseRuns) {
 }
 
 function printTable(rows, setup) {
-  const head = ['cams', 'subject', 'CPU % (1 core) [runs]', 'node CPU %', 'ffmpeg CPU %', 'RSS MiB node / ffmpeg Σ', 'PSS MiB Σ', 'kbit/s/cam', 'low cams', 'restarts', 'cam servers CPU %', 'machine busy %', 'CPU ÷ baseline', 'PSS ÷ baseline (RSS ÷)'];
+  const head = ['cams', 'stream', 'subject', 'CPU % (1 core) [runs]', 'node CPU %', 'ffmpeg CPU %', 'RSS MiB node / ffmpeg Σ', 'RSS shared once MiB', 'PSS MiB Σ', 'kbit/s/cam', 'low cams', 'restarts window (all)', 'cam servers CPU %', 'machine busy %', 'CPU ÷ baseline', 'mem ÷ baseline: RSS shared once (PSS)'];
   const body = rows.map((r) => [
     String(r.cameras),
+    r.stream,
     r.subject,
     r.cpu_percent_of_one_core.toFixed(1) + ` [${r.cpu_percent_runs.map((x) => x.toFixed(1)).join(', ')}]`,
     isRecorder(r.subject) ? r.node_cpu_percent.toFixed(1) : '-',
     r.ffmpeg_cpu_percent.toFixed(1),
     `${isRecorder(r.subject) ? r.node_rss_mib.toFixed(0) : '-'} / ${r.ffmpeg_rss_mib_total.toFixed(0)}`,
+    r.rss_shared_once_mib_total.toFixed(0),
     r.pss_mib_total.toFixed(0),
     String(r.written_kbps_per_camera),
     String(r.cameras_below_half_rate),
-    String(r.restarts),
+    `${r.restarts_in_window} (${r.restarts})`,
     r.camera_servers_cpu_percent.toFixed(1),
     r.machine_busy_percent_of_all_cpus.toFixed(0),
     r.cpuRatio === undefined ? '' : `${r.cpuRatio.toFixed(2)}x`,
-    r.memRatio === undefined ? '' : `${r.memRatio.toFixed(2)}x (${r.rssRatio.toFixed(2)}x)`,
+    r.memRatio === undefined ? '' : `${r.memRatio.toFixed(2)}x (${r.pssRatio.toFixed(2)}x)`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const fmt = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
   const what = `recording: subjects ${setup.subjects.join(', ')}; cameras ${setup.cameras.join(', ')} ` +
-    `(${STREAM.width}x${STREAM.height} ${STREAM.fps} fps ${STREAM.bitrateKbps} kbit/s, ${setup.per_server} per GStreamer process); ` +
+    `(stream WxH@kbit/s, ${STREAM.fps} fps, GOP ${STREAM.gop}, ${setup.per_server} per GStreamer process); ` +
     `warm-up ${setup.warmup_seconds} s, window ${setup.window_seconds} s, ${setup.repeats} repeat(s), medians. ` +
-    'CPU and memory: the subject\'s processes only (camera servers shown apart); PSS at the window\'s end.';
+    'CPU and memory: the subject\'s processes only (camera servers shown apart); RSS shared once and PSS at the window\'s end.';
   process.stderr.write(['', what, fmt(head), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(fmt), ''].join('\n') + '\n');
 }
 
@@ -423,6 +469,7 @@ export async function run(opts, emit) {
     log(`none of the subjects ${opts.subjects.join(', ')} is one of this benchmark's (${subjects.join(', ')}): skipped`);
     return [];
   }
+  if (opts.stream !== undefined) parseStream(opts.stream);
   if (!existsSync(SUPPORT) || !existsSync(join(ROOT, 'recorder', 'dist', 'src', 'main.js'))) {
     throw new Error('recorder/dist is missing: run `npm run build` first (npm run bench does)');
   }
@@ -432,20 +479,25 @@ export async function run(opts, emit) {
   const setup = {
     bench: 'recording', figure: 'setup', subjects: chosen, cameras: opts.cameras,
     warmup_seconds: opts.warmup, window_seconds: opts.seconds, repeats: opts.repeats, per_server: opts.perServer,
-    stream: { width: STREAM.width, height: STREAM.height, fps: STREAM.fps, gop: STREAM.gop, kbps: STREAM.bitrateKbps },
+    streams: Object.fromEntries(opts.cameras.map((c) => [c, streamName(streamFor(c, opts))])), fps: STREAM.fps, gop: STREAM.gop,
     segment_seconds: SEGMENT_SECONDS, ingest_read_tick_ms: 'recorder default', node_args: flags.length > 0 ? flags.join(' ') : undefined,
   };
   emit(setup);
   const tmp = await makeTempDir('vigil-bench-recording-');
   const rows = [];
   try {
-    const loop = join(tmp, 'loop-720p-2mbps.h264');
-    log(`encoding the loop file (${STREAM.width}x${STREAM.height} ${STREAM.fps} fps, GOP ${STREAM.gop}, ${STREAM.bitrateKbps} kbit/s)`);
-    await encodeLoopFile(loop, STREAM);
-
+    const loops = new Map(); // stream name → loop file
     for (const count of opts.cameras) {
-      log(`${count} camera(s): starting GStreamer (${Math.ceil(count / opts.perServer)} server process(es))`);
-      const cams = await startCameras({ count, file: loop, fps: STREAM.fps, perServer: opts.perServer });
+      const stream = streamFor(count, opts);
+      const name = streamName(stream);
+      if (!loops.has(name)) {
+        const loop = join(tmp, `loop-${name}.h264`);
+        log(`encoding the loop file (${stream.width}x${stream.height} ${stream.fps} fps, GOP ${stream.gop}, ${stream.bitrateKbps} kbit/s)`);
+        await encodeLoopFile(loop, stream);
+        loops.set(name, loop);
+      }
+      log(`${count} camera(s) of ${name}: starting GStreamer (${Math.ceil(count / opts.perServer)} server process(es))`);
+      const cams = await startCameras({ count, file: loops.get(name), fps: stream.fps, perServer: opts.perServer });
       const runs = Object.fromEntries(chosen.map((s) => [s, []]));
       try {
         for (let rep = 0; rep < opts.repeats; rep++) {
@@ -455,7 +507,7 @@ export async function run(opts, emit) {
             const dir = join(tmp, `${subject}-${count}-${rep}`);
             await mkdir(dir, { recursive: true });
             log(`${count} camera(s): ${subject} run ${rep + 1}/${opts.repeats} (warm-up ${opts.warmup} s, window ${opts.seconds} s)`);
-            const common = { count, urls: cams.urls, cameraPids: cams.pids, dir, opts };
+            const common = { count, kbps: stream.bitrateKbps, urls: cams.urls, cameraPids: cams.pids, dir, opts };
             const res = subject === 'baseline'
               ? await runBaseline(common)
               : await runVigil({ ...common, freePort, ingest: INGEST[subject], nodeFlags: subject === 'vigil-flags' ? flags : [] });
@@ -463,10 +515,10 @@ export async function run(opts, emit) {
             runs[subject].push(f);
             log(
               `  ${subject}: CPU ${f.cpu.toFixed(1)} % (node ${f.nodeCpu.toFixed(1)}, ffmpeg ${f.ffmpegCpu.toFixed(1)}), ` +
-              `RSS node ${f.nodeRss.toFixed(0)} / ffmpeg ${f.ffmpegRss.toFixed(0)} MiB, PSS ${f.pssTotal.toFixed(0)} MiB, ${Math.round(f.kbps)} kbit/s/camera, ` +
+              `RSS node ${f.nodeRss.toFixed(0)} / ffmpeg ${f.ffmpegRss.toFixed(0)} MiB, shared once ${f.uniqueRssTotal.toFixed(0)} MiB, PSS ${f.pssTotal.toFixed(0)} MiB, ${Math.round(f.kbps)} kbit/s/camera, ` +
               `${f.segmentFiles} file(s); camera servers ${f.camerasCpu.toFixed(1)} %, machine ${f.machineBusy.toFixed(0)} % busy` +
               (f.lowCameras > 0 ? `, ${f.lowCameras} camera(s) below half rate` : '') +
-              (f.restarts > 0 ? `, ${f.restarts} restart(s)` : ''),
+              (f.restarts > 0 ? `, ${f.restarts} restart(s), ${f.restartsInWindow} in the window` : ''),
             );
             if (!opts.keep) await removeTempDir(dir);
           }
@@ -474,7 +526,7 @@ export async function run(opts, emit) {
       } finally {
         await cams.stop();
       }
-      const lines = Object.fromEntries(chosen.map((s) => [s, summarize(count, s, runs[s])]));
+      const lines = Object.fromEntries(chosen.map((s) => [s, summarize(count, stream, s, runs[s])]));
       for (const s of chosen) emit(lines[s]);
       const base = lines.baseline;
       for (const s of chosen) {
@@ -483,7 +535,7 @@ export async function run(opts, emit) {
           const r = ratioFigures(count, s, lines[s], base, runs[s], runs.baseline);
           emit(r.cpu);
           emit(r.mem);
-          Object.assign(row, { cpuRatio: r.cpuRatio, memRatio: r.memRatio, rssRatio: r.mem.ratio_rss });
+          Object.assign(row, { cpuRatio: r.cpuRatio, memRatio: r.memRatio, pssRatio: r.mem.ratio_pss });
         }
         if (isRecorder(s) && count >= 50) {
           const line = lines[s];

@@ -10,6 +10,7 @@
 //   --subjects LIST     what is measured, comma-separated       [VIGIL_BENCH_SUBJECTS]
 //                       recording: native, vigil-ffmpeg, baseline (default all three), vigil-flags;
 //                       live: native, vigil-ffmpeg (default both). Each benchmark measures the ones it knows.
+//   --stream WxH@KBPS   recording: the cameras' stream (25 fps, GOP 2 s)  [VIGIL_BENCH_STREAM]   default 1280x720@2000
 //   --seconds N         measurement window per run, seconds     [VIGIL_BENCH_SECONDS]   default 30
 //   --warmup N          seconds after every camera writes       [VIGIL_BENCH_WARMUP]    default 10
 //   --repeats N         runs of every subject per count (median)        [VIGIL_BENCH_REPEATS]   default 2
@@ -34,7 +35,7 @@ const BENCHMARKS = {
 
 function usage(message) {
   if (message !== undefined) process.stderr.write(`bench: ${message}\n`);
-  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50,100] [--subjects native,vigil-ffmpeg,baseline] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--recorder-node-args "ARGS"] [--keep]\n`);
+  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50,100] [--subjects native,vigil-ffmpeg,baseline] [--stream 1280x720@2000] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--recorder-node-args "ARGS"] [--keep]\n`);
   process.exit(2);
 }
 
@@ -54,6 +55,7 @@ function parseArgs(argv, env) {
     repeats: env.VIGIL_BENCH_REPEATS,
     perServer: env.VIGIL_BENCH_PER_SERVER,
     subjects: env.VIGIL_BENCH_SUBJECTS,
+    stream: env.VIGIL_BENCH_STREAM,
   };
   const raw = { ...Object.fromEntries(Object.entries(fromEnv).filter(([, v]) => v !== undefined && v !== '')) };
   for (let i = 0; i < argv.length; i++) {
@@ -73,6 +75,7 @@ function parseArgs(argv, env) {
     switch (arg) {
       case '--cameras': raw.cameras = value(); break;
       case '--subjects': raw.subjects = value(); break;
+      case '--stream': raw.stream = value(); break;
       case '--seconds': raw.seconds = value(); break;
       case '--warmup': raw.warmup = value(); break;
       case '--repeats': raw.repeats = value(); break;
@@ -92,6 +95,10 @@ function parseArgs(argv, env) {
   if (raw.warmup !== undefined) opts.warmup = Number(raw.warmup) >= 0 ? Number(raw.warmup) : usage('--warmup must be >= 0');
   if (raw.repeats !== undefined) opts.repeats = positiveInt('--repeats', raw.repeats);
   if (raw.perServer !== undefined) opts.perServer = positiveInt('--per-server', raw.perServer);
+  if (raw.stream !== undefined) {
+    if (!/^\d+x\d+@\d+$/.test(String(raw.stream))) usage(`--stream must look like 1280x720@2000 (width x height @ kbit/s), got "${raw.stream}"`);
+    opts.stream = String(raw.stream);
+  }
   if (raw.subjects !== undefined) {
     opts.subjects = [...new Set(String(raw.subjects).split(',').map((s) => s.trim()).filter((s) => s !== ''))];
     if (opts.subjects.length === 0) usage('--subjects needs at least one name');

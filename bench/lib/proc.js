@@ -68,6 +68,26 @@ export function readPssKiB(pid) {
   }
 }
 
+/**
+ * /proc/<pid>/smaps_rollup in KiB: { rss, pss, private (Private_Clean + Private_Dirty), shared (Shared_Clean +
+ * Shared_Dirty: pages some other process maps too) }, all 0 once gone or unreadable.
+ */
+export function readMemRollupKiB(pid) {
+  const out = { rss: 0, pss: 0, private: 0, shared: 0 };
+  let text;
+  try {
+    text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  } catch {
+    return out;
+  }
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0);
+  out.rss = field('Rss');
+  out.pss = field('Pss');
+  out.private = field('Private_Clean') + field('Private_Dirty');
+  out.shared = field('Shared_Clean') + field('Shared_Dirty');
+  return out;
+}
+
 /** Every live process as pid → stat. */
 export function allProcesses() {
   const out = new Map();
@@ -134,7 +154,7 @@ export class WindowSampler {
     return this;
   }
 
-  /** Final sample; returns { seconds, roles: { role → { cpuPercent, rssPeakMiB, rssMeanMiB, processes, appearedLate } } }. */
+  /** Final sample; returns { seconds, roles: { role → { cpuPercent, rssPeakMiB, rssMeanMiB, pssMiB, uniqueRssMiB, processes, appearedLate } } }. */
   stop() {
     clearInterval(this.timer);
     this.#sample(false);
@@ -151,8 +171,13 @@ export class WindowSampler {
       r.cpuPercent = (r.ticks / clkTck() / seconds) * 100;
       r.rssPeakMiB = Math.max(...series) / 1024;
       r.rssMeanMiB = series.reduce((a, b) => a + b, 0) / series.length / 1024;
-      // PSS at the end of the window: shared library pages are not counted once per ffmpeg.
-      r.pssMiB = this.list().filter((p) => p.role === role).reduce((a, p) => a + readPssKiB(p.pid), 0) / 1024;
+      // At the end of the window. PSS: shared pages divided among every process mapping them (also processes outside
+      // the role, e.g. other node processes on the machine). uniqueRss: the role's processes' private pages plus their
+      // shared pages once (the largest shared set of one process; the role's processes run the same binary and libraries),
+      // i.e. what the role keeps resident on a machine of its own.
+      const mems = this.list().filter((p) => p.role === role).map((p) => readMemRollupKiB(p.pid));
+      r.pssMiB = mems.reduce((a, m) => a + m.pss, 0) / 1024;
+      r.uniqueRssMiB = (mems.reduce((a, m) => a + m.private, 0) + Math.max(0, ...mems.map((m) => m.shared))) / 1024;
     }
     return { seconds, roles };
   }
