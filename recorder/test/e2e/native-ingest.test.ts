@@ -181,9 +181,10 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
   // The archive works on native files: listing and an export over the last closed minutes.
   const listing = await getJson(`${rec.url}/api/archive/h264-high-aac/segments`);
   assert.equal(listing.status, 200);
-  const archive = (listing.body as { archive: unknown[] }).archive;
+  const archive = (listing.body as { archive: Array<{ mtime: number; is_open: boolean }> }).archive;
   assert.ok(archive.length >= 2, `the listing shows the closed segments (${archive.length})`);
-  const to = Math.floor(Date.now() / 1000) - 1;
+  // A window of the past, inside closed files (a closed file's mtime is its end).
+  const to = Math.max(...archive.filter((a) => !a.is_open).map((a) => a.mtime)) - 1;
   const ex = await submit(rec.url, `/api/archive/h264-high-aac/export?from=${to - 4}&to=${to}`);
   assert.equal(ex.status, 202, JSON.stringify(ex.body));
   const done = await waitForJob(rec.url, String(ex.body['job_id']), ['done', 'failed'], 60_000);
