@@ -12,6 +12,13 @@ const DEFAULT_PICTURE_TICKS = 3_600;
 const DISCONTINUITY_TICKS = 10 * VIDEO_CLOCK;
 /** AAC frames carry 1024 samples. */
 const AAC_FRAME_SAMPLES = 1024;
+/**
+ * B-frames show as pictures stepping back in time every few pictures. One step back is also what a camera that lost
+ * packets under load, or a stray duplicate, can produce: that picture is dropped (and what follows, up to the next
+ * keyframe) rather than the camera sent to ffmpeg. This many steps within OUT_OF_ORDER_WINDOW pictures mean B-frames.
+ */
+const OUT_OF_ORDER_LIMIT = 3;
+const OUT_OF_ORDER_WINDOW = 50;
 /** Audio waiting for the next picture beyond this many frames is dropped (a camera whose video stopped). */
 const MAX_PENDING_AUDIO = 256;
 
@@ -72,6 +79,13 @@ export class NativeStreamAssembler {
   #audioOffset: number | undefined;
   #pendingAudio: PendingAudio[] = [];
   #unsupported = false;
+  #pictures = 0;
+  /** Picture numbers of recent steps back in time. */
+  #outOfOrder: number[] = [];
+  /** After a dropped picture nothing decodes until the next keyframe. */
+  #awaitKeyframe = false;
+  /** Pictures dropped for stepping back in time (counted, not fatal). */
+  droppedOutOfOrder = 0;
 
   constructor(handlers: NativeStreamHandlers, opts: NativeStreamOptions) {
     this.#handlers = handlers;
@@ -92,8 +106,11 @@ export class NativeStreamAssembler {
   /** `ticks`: the picture's RTP time unwrapped to a monotonic count (90 kHz). `wallClockMs`: when captured, if known. */
   pushVideo(au: VideoAccessUnit, ticks: number, wallClockMs: number | undefined): void {
     if (this.#unsupported) return;
+    this.#pictures++;
     const decode = this.#videoDecodeTime(ticks);
     if (decode === undefined) return;
+    if (this.#awaitKeyframe && !au.keyframe) return;
+    this.#awaitKeyframe = false;
     if (au.keyframe && this.#parameterSets !== undefined && !sameParameterSets(this.#initFor, this.#parameterSets)) {
       this.#publishInit(this.#parameterSets);
     }
@@ -135,9 +152,16 @@ export class NativeStreamAssembler {
     }
     const delta = ticks - this.#lastTicks;
     if (delta <= 0 && delta > -DISCONTINUITY_TICKS) {
-      // Pictures sent out of presentation order: B-frames, which need composition offsets this path does not write.
-      this.#unsupported = true;
-      this.#handlers.onUnsupported(delta === 0 ? 'two pictures with the same timestamp' : 'B-frames (pictures out of presentation order)');
+      this.#outOfOrder = this.#outOfOrder.filter((n) => n > this.#pictures - OUT_OF_ORDER_WINDOW);
+      this.#outOfOrder.push(this.#pictures);
+      if (this.#outOfOrder.length >= OUT_OF_ORDER_LIMIT) {
+        // Pictures sent out of presentation order: B-frames, which need composition offsets this path does not write.
+        this.#unsupported = true;
+        this.#handlers.onUnsupported('B-frames (pictures out of presentation order)');
+      } else {
+        this.droppedOutOfOrder++;
+        this.#awaitKeyframe = true;
+      }
       return undefined;
     }
     if (delta <= -DISCONTINUITY_TICKS || delta >= DISCONTINUITY_TICKS) {

@@ -114,7 +114,7 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
   // How each camera is read, as /api/cameras tells an operator.
   const entries = await list();
   for (const id of ['h264-baseline', 'h264-main', 'h264-high-aac', 'h265', 'h264-pcmu', 'h264-udp']) {
-    assert.equal(entries.get(id)?.ingest, 'native', `${id} is read natively`);
+    assert.equal(entries.get(id)?.ingest, 'native', `${id} is read natively (${entries.get(id)?.ingest_fallback_reason ?? ''})`);
     assert.equal(entries.get(id)?.ingest_fallback_reason, null);
   }
   assert.equal(entries.get('h264-bframes')?.ingest, 'ffmpeg', 'a B-frame stream falls back to ffmpeg');

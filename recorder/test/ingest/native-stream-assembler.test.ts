@@ -57,15 +57,26 @@ test('changed parameter sets bring a new init segment at the next keyframe, not 
   assert.equal(inits.length, 2);
 });
 
-test('a picture older than the previous one means B-frames: reported once, nothing more is emitted', () => {
+test('pictures stepping back in time again and again mean B-frames: reported once, nothing more is emitted', () => {
+  const { fragments, unsupported, assembler } = collect();
+  assembler.setParameterSets(sets);
+  // Decode order I P B B P B B of a B-frame stream: presentation times 0, 3, 1, 2, 6, 4, 5 pictures.
+  for (const [n, key] of [[0, true], [3, false], [1, false], [2, false], [6, false], [4, false], [5, false]] as const) assembler.pushVideo(picture(key, n * 3600), n * 3600, undefined);
+  assert.deepEqual(unsupported, ['B-frames (pictures out of presentation order)']);
+  assert.equal(fragments.length, 2, 'the I and the first P went out; nothing after the steps back');
+});
+
+test('one picture out of order (a duplicate, a camera under load) is dropped with what follows up to the next keyframe, not a fallback', () => {
   const { fragments, unsupported, assembler } = collect();
   assembler.setParameterSets(sets);
   assembler.pushVideo(picture(true, 0), 0, undefined);
-  assembler.pushVideo(picture(false, 10_800), 10_800, undefined);
+  assembler.pushVideo(picture(false, 3600), 3600, undefined);
   assembler.pushVideo(picture(false, 3600), 3600, undefined);
   assembler.pushVideo(picture(false, 7200), 7200, undefined);
-  assert.deepEqual(unsupported, ['B-frames (pictures out of presentation order)']);
-  assert.equal(fragments.length, 2);
+  assembler.pushVideo(picture(true, 10_800), 10_800, undefined);
+  assert.deepEqual(unsupported, []);
+  assert.equal(assembler.droppedOutOfOrder, 1);
+  assert.deepEqual(fragments.map((f) => Math.round(f.decodeTime * 90_000)), [0, 3600, 10_800], 'the P-frame after the dropped one waits for the keyframe');
 });
 
 test('a jump of the camera clock is a discontinuity: decode times go on by one picture', () => {
