@@ -1,7 +1,13 @@
 // Plays one live fMP4 stream in a <video> through Media Source Extensions: queued appends, trimming, live-edge chasing.
 
-/** How far behind the newest buffered frame playback aims to run (fragments arrive every ~200 ms). */
+/** How far behind the newest buffered frame playback aims to run (fragments arrive every ~200 ms, or per picture). */
 const TARGET_BEHIND_S = 0.3;
+/**
+ * Closer to the edge than this, playback runs slightly slow to build a cushion. With one fragment per picture
+ * (native ingest) playback otherwise starts right at the edge and runs dry at the first late packet.
+ */
+const CUSHION_BEHIND_S = 0.15;
+const CUSHION_RATE = 0.9;
 /** Further behind than this, playback jumps to the live edge. */
 const JUMP_BEHIND_S = 1.0;
 /** Between TARGET and JUMP, playback runs slightly fast to catch up without a jump. */
@@ -131,7 +137,7 @@ export class MsePlayer {
       video.currentTime = Math.max(start, end - TARGET_BEHIND_S);
       this.stats.liveEdgeJumps++;
     }
-    video.playbackRate = behind > CATCH_UP_BEHIND_S ? CATCH_UP_RATE : 1;
+    video.playbackRate = behind > CATCH_UP_BEHIND_S ? CATCH_UP_RATE : behind < CUSHION_BEHIND_S ? CUSHION_RATE : 1;
     if (video.paused) video.play().catch(() => undefined);
   }
 }
