@@ -4,6 +4,7 @@
 // way it was asked to: a camera with nothing written in the window, or native ingest falling back to ffmpeg, fails it.
 import { existsSync, openSync, closeSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCameras } from './lib/cameras.js';
@@ -101,6 +102,22 @@ export function splitArgs(text) {
 
 const sum = (m) => [...m.values()].reduce((a, b) => a + b, 0);
 
+/**
+ * A run spoilt by a starved machine rather than by the subject: cameras that did not start writing in time or wrote
+ * nothing in the window, a request that failed. This machine is shared; such a run is repeated once it has calmed down
+ * (RETRIES times at most). A fallback to ffmpeg, a wrong ingest path or a recorder that exited are never retried.
+ */
+class StarvedError extends Error {}
+const RETRIES = 2;
+const CALM_LOAD = 3; // 1-minute load average to wait for before a retry (at most CALM_WAIT_MS)
+const CALM_WAIT_MS = 180_000;
+
+async function waitForCalm() {
+  const deadline = Date.now() + CALM_WAIT_MS;
+  while (loadavg()[0] >= CALM_LOAD && Date.now() < deadline) await sleep(5000);
+  return loadavg()[0];
+}
+
 async function waitAllWriting(dir, keyOf, count, timeoutMs, alive, what) {
   const deadline = Date.now() + timeoutMs;
   let writing = 0;
@@ -111,7 +128,7 @@ async function waitAllWriting(dir, keyOf, count, timeoutMs, alive, what) {
     if (writing >= count) return;
     await sleep(500);
   }
-  throw new Error(`${what}: only ${writing} of ${count} cameras wrote data within ${timeoutMs / 1000} s`);
+  throw new StarvedError(`${what}: only ${writing} of ${count} cameras wrote data within ${timeoutMs / 1000} s`);
 }
 
 function tail(file, bytes = 3000) {
@@ -231,7 +248,8 @@ async function runVigil({ count, kbps, urls, cameraPids, dir, opts, freePort, in
     const keyOf = (rel) => rel.split(sep)[0];
     const alive = () => (child.exitCode !== null || child.signalCode !== null ? `recorder exited early:\n${tail(logFile)}` : undefined);
     await waitAllWriting(recDir, keyOf, count, 30_000 + count * 500, alive, 'vigil').catch((err) => {
-      throw new Error(`${err.message}\nrecorder log:\n${tail(logFile)}`);
+      const Kind = err instanceof StarvedError ? StarvedError : Error;
+      throw new Kind(`${err.message}\nrecorder log:\n${tail(logFile)}`);
     });
     const list = () => {
       const out = [{ pid: child.pid, role: 'node' }];
@@ -246,17 +264,19 @@ async function runVigil({ count, kbps, urls, cameraPids, dir, opts, freePort, in
     const restarts = logLines(logFile, 'restarting').filter(isRestart).length;
     const restartsInWindow = logLines(logFile, 'restarting', windowFrom).filter(isRestart).length - logLines(logFile, 'restarting', windowTo).filter(isRestart).length;
     const fallbacks = logLines(logFile, 'falling back to ffmpeg');
-    // Whatever else than recording the recorder did: what went wrong is in its log.
+    // Whatever else than recording the recorder did: what went wrong is in its log. `starved`: see StarvedError.
     const problems = [];
+    const starved = [];
     const died = alive();
     if (died !== undefined) problems.push(died.split('\n')[0]);
-    if (m.silentCameras.length > 0) problems.push(`${m.silentCameras.length} of ${count} camera(s) wrote nothing during the window (${m.silentCameras.slice(0, 10).join(', ')}${m.silentCameras.length > 10 ? ', …' : ''})`);
+    if (m.silentCameras.length > 0) starved.push(`${m.silentCameras.length} of ${count} camera(s) wrote nothing during the window (${m.silentCameras.slice(0, 10).join(', ')}${m.silentCameras.length > 10 ? ', …' : ''})`);
     if (fallbacks.length > 0) problems.push(`the recorder logged ${fallbacks.length} fallback(s) to ffmpeg, e.g.: ${fallbacks[0].slice(0, 400)}`);
     if (paths === undefined) log(`  (GET /api/cameras has no "ingest" field: the ingest path of each camera is not checked)`);
-    else if (paths.error !== undefined) problems.push(`GET /api/cameras failed: ${paths.error}`);
+    else if (paths.error !== undefined) starved.push(`GET /api/cameras failed: ${paths.error}`);
     else if ((paths[ingest] ?? 0) !== count) problems.push(`GET /api/cameras: ${JSON.stringify(paths)} cameras per ingest path, expected ${count} "${ingest}"`);
-    if (problems.length > 0) {
-      throw new Error(`recorder with ingest "${ingest}", ${count} camera(s): not a valid measurement:\n  - ${problems.join('\n  - ')}\nrecorder log (end):\n${tail(logFile)}`);
+    if (problems.length + starved.length > 0) {
+      const Kind = problems.length > 0 ? Error : StarvedError;
+      throw new Kind(`recorder with ingest "${ingest}", ${count} camera(s): not a valid measurement:\n  - ${[...problems, ...starved].join('\n  - ')}\nrecorder log (end):\n${tail(logFile)}`);
     }
     return { ...m, restarts, restartsInWindow, fallbacks: fallbacks.length, ingestPaths: paths };
   } finally {
@@ -289,11 +309,14 @@ async function runBaseline({ count, kbps, urls, cameraPids, dir, opts }) {
       const dead = children.filter((c) => c.exitCode !== null || c.signalCode !== null).length;
       return dead > 0 ? `${dead} baseline ffmpeg(s) exited early:\n${tail(errFile)}` : undefined;
     };
-    await waitAllWriting(outDir, keyOf, count, 30_000 + count * 500, alive, 'baseline');
+    // ffmpeg gives up on a camera it does not hear from (a starved camera server): as retryable as a silent camera.
+    await waitAllWriting(outDir, keyOf, count, 30_000 + count * 500, alive, 'baseline').catch((err) => {
+      throw new StarvedError(err.message);
+    });
     const list = () => children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => ({ pid: c.pid, role: 'ffmpeg' }));
     const m = await measure({ count, kbps, dir: outDir, keyOf, list, cameraPids, warmup: opts.warmup, seconds: opts.seconds });
     if (m.silentCameras.length > 0) {
-      throw new Error(`baseline, ${count} camera(s): not a valid measurement: ${m.silentCameras.length} camera(s) wrote nothing during the window (${m.silentCameras.slice(0, 10).join(', ')})\nffmpeg log (end):\n${tail(errFile)}`);
+      throw new StarvedError(`baseline, ${count} camera(s): not a valid measurement: ${m.silentCameras.length} camera(s) wrote nothing during the window (${m.silentCameras.slice(0, 10).join(', ')})\nffmpeg log (end):\n${tail(errFile)}`);
     }
     const exited = children.filter((c) => c.exitCode !== null || c.signalCode !== null).length;
     return { ...m, restarts: exited, restartsInWindow: exited };
@@ -392,6 +415,7 @@ function summarize(count, stream, subject, runs) {
     segment_files: Math.round(pick('segmentFiles')),
     restarts: Math.max(...runs.map((r) => r.restarts)), // whole run, start-up included (baseline: ffmpegs that exited)
     restarts_in_window: Math.max(...runs.map((r) => r.restartsInWindow)),
+    retried_runs: runs.reduce((a, r) => a + r.retries, 0), // runs repeated after a starved attempt (see StarvedError)
     fallbacks_to_ffmpeg: recorder ? Math.max(...runs.map((r) => r.fallbacks)) : null,
     camera_servers_cpu_percent: r1(pick('camerasCpu')),
     machine_busy_percent_of_all_cpus: r1(pick('machineBusy')),
@@ -435,7 +459,7 @@ function ratioFigures(count, subject, line, base, runs, baseRuns) {
 }
 
 function printTable(rows, setup) {
-  const head = ['cams', 'stream', 'subject', 'CPU % (1 core) [runs]', 'node CPU %', 'ffmpeg CPU %', 'RSS MiB node / ffmpeg Σ', 'RSS shared once MiB', 'PSS MiB Σ', 'kbit/s/cam', 'low cams', 'restarts window (all)', 'cam servers CPU %', 'machine busy %', 'CPU ÷ baseline', 'mem ÷ baseline: RSS shared once (PSS)'];
+  const head = ['cams', 'stream', 'subject', 'CPU % (1 core) [runs]', 'node CPU %', 'ffmpeg CPU %', 'RSS MiB node / ffmpeg Σ', 'RSS shared once MiB', 'PSS MiB Σ', 'kbit/s/cam', 'low cams', 'restarts window (all)', 'retried runs', 'cam servers CPU %', 'machine busy %', 'CPU ÷ baseline', 'mem ÷ baseline: RSS shared once (PSS)'];
   const body = rows.map((r) => [
     String(r.cameras),
     r.stream,
@@ -449,6 +473,7 @@ function printTable(rows, setup) {
     String(r.written_kbps_per_camera),
     String(r.cameras_below_half_rate),
     `${r.restarts_in_window} (${r.restarts})`,
+    String(r.retried_runs),
     r.camera_servers_cpu_percent.toFixed(1),
     r.machine_busy_percent_of_all_cpus.toFixed(0),
     r.cpuRatio === undefined ? '' : `${r.cpuRatio.toFixed(2)}x`,
@@ -504,14 +529,30 @@ export async function run(opts, emit) {
           // Alternate the order (N V B, B V N, ...) so a drift in machine load does not favour one subject.
           const order = rep % 2 === 0 ? chosen : [...chosen].reverse();
           for (const subject of order) {
-            const dir = join(tmp, `${subject}-${count}-${rep}`);
-            await mkdir(dir, { recursive: true });
-            log(`${count} camera(s): ${subject} run ${rep + 1}/${opts.repeats} (warm-up ${opts.warmup} s, window ${opts.seconds} s)`);
-            const common = { count, kbps: stream.bitrateKbps, urls: cams.urls, cameraPids: cams.pids, dir, opts };
-            const res = subject === 'baseline'
-              ? await runBaseline(common)
-              : await runVigil({ ...common, freePort, ingest: INGEST[subject], nodeFlags: subject === 'vigil-flags' ? flags : [] });
-            const f = { ...figures(subject, res), nodeArgs: subject === 'vigil-flags' ? flags.join(' ') : undefined };
+            let res;
+            let retries = 0;
+            for (;;) {
+              const dir = join(tmp, `${subject}-${count}-${rep}${retries > 0 ? `-retry${retries}` : ''}`);
+              await mkdir(dir, { recursive: true });
+              log(`${count} camera(s): ${subject} run ${rep + 1}/${opts.repeats}${retries > 0 ? ` (retry ${retries})` : ''} (warm-up ${opts.warmup} s, window ${opts.seconds} s)`);
+              const common = { count, kbps: stream.bitrateKbps, urls: cams.urls, cameraPids: cams.pids, dir, opts };
+              try {
+                res = subject === 'baseline'
+                  ? await runBaseline(common)
+                  : await runVigil({ ...common, freePort, ingest: INGEST[subject], nodeFlags: subject === 'vigil-flags' ? flags : [] });
+                if (!opts.keep) await removeTempDir(dir);
+                break;
+              } catch (err) {
+                if (!(err instanceof StarvedError) || retries >= RETRIES) throw err;
+                retries++;
+                log(`  ${subject}: ${err.message.split('\n').slice(0, 3).join(' / ')}`);
+                log(`  ${subject}: the machine looks starved (load ${loadavg().map((x) => x.toFixed(1)).join(' ')}); retry ${retries}/${RETRIES} once the 1-minute load is below ${CALM_LOAD} (at most ${CALM_WAIT_MS / 1000} s)`);
+                if (!opts.keep) await removeTempDir(dir);
+                const load = await waitForCalm();
+                log(`  ${subject}: load ${load.toFixed(1)}, retrying`);
+              }
+            }
+            const f = { ...figures(subject, res), retries, nodeArgs: subject === 'vigil-flags' ? flags.join(' ') : undefined };
             runs[subject].push(f);
             log(
               `  ${subject}: CPU ${f.cpu.toFixed(1)} % (node ${f.nodeCpu.toFixed(1)}, ffmpeg ${f.ffmpegCpu.toFixed(1)}), ` +
@@ -520,7 +561,6 @@ export async function run(opts, emit) {
               (f.lowCameras > 0 ? `, ${f.lowCameras} camera(s) below half rate` : '') +
               (f.restarts > 0 ? `, ${f.restarts} restart(s), ${f.restartsInWindow} in the window` : ''),
             );
-            if (!opts.keep) await removeTempDir(dir);
           }
         }
       } finally {
