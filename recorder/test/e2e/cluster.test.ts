@@ -29,6 +29,20 @@ async function allRecording(fx: LoopbackCluster, excluded: readonly string[] = [
   return cams.length === NAMES.length && cams.every((c) => c.status?.phase === 'Recording' && c.status.recordingNode === c.status.node && !excluded.includes(c.status.node ?? ''));
 }
 
+/** Waits for allRecording; a timeout says where every camera stands (phase, node, recording node, reason). */
+async function waitAllRecording(fx: LoopbackCluster, excluded: readonly string[], timeoutMs: number, what: string): Promise<void> {
+  try {
+    await waitUntil(() => allRecording(fx, excluded), timeoutMs, what);
+  } catch (err) {
+    const cams = [...(await camerasOf(fx)).values()].map((c) => {
+      const s = c.status;
+      const reason = s?.conditions?.find((k) => k.status !== 'True')?.reason ?? '';
+      return `${c.metadata.name}: ${s?.phase} node=${s?.node} recordingNode=${s?.recordingNode} handoverFrom=${s?.handoverFrom ?? '-'} ${reason}`;
+    });
+    throw new Error(`${(err as Error).message}\n${cams.join('\n')}`);
+  }
+}
+
 /** Closed segment files of a camera on a node's disk (the open one excluded). */
 async function filesOnDisk(fx: LoopbackCluster, node: string, camera: string): Promise<string[]> {
   const root = fx.pods.get(node)?.hostPaths['/var/lib/vigil/recordings'];
@@ -48,7 +62,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     const file = join(fx.cluster.dir, 'cameras.yaml');
     await writeFile(file, cameraManifests(fx, NAMES));
     await fx.cluster.kubectl('apply', '-n', fx.cluster.namespace, '-f', file);
-    await waitUntil(() => allRecording(fx), 90_000, 'every camera Recording');
+    await waitAllRecording(fx, [], 90_000, 'every camera Recording');
     const cams = await camerasOf(fx);
     assert.deepEqual(NODES.map((n) => onNode(cams, n).length), [2, 2, 2]);
     const table = await fx.cluster.kubectl('get', 'cameras', '-n', fx.cluster.namespace);
@@ -134,7 +148,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     assert.ok(victims.length > 0);
     const killedAt = Date.now();
     fx.pods.get('node-a')?.proc.signal('SIGKILL');
-    await waitUntil(() => allRecording(fx, ['node-a']), 45_000, 'node-a’s cameras recording elsewhere');
+    await waitAllRecording(fx, ['node-a'], 45_000, 'node-a’s cameras recording elsewhere');
     const after = await camerasOf(fx);
     assert.ok(onNode(after, 'node-c').length > 0, 'node-c, added back, takes cameras again');
     // node-a comes back with its disks: its open file is repaired and indexed; nothing moves back.
@@ -158,9 +172,11 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     const killedAt = Date.now();
     fx.pods.get('node-b')?.proc.signal('SIGKILL');
     await sleep(8000);
-    const leader = ((await fx.api('node-c', '/cluster/metrics')).body as { leader: string }).leader;
+    const leader = ((await fx.api('node-c', '/cluster/metrics')).body as { leader: string | null }).leader;
+    assert.ok(leader !== null && fx.operators.has(leader), `/cluster/metrics names a running operator as leader (${leader})`);
+    st.diagnostic(`node-b killed; leader ${leader} killed ${Date.now() - killedAt} ms later`);
     fx.operators.get(leader)?.child.kill('SIGKILL');
-    await waitUntil(() => allRecording(fx, ['node-b']), 45_000, 'node-b’s cameras recording elsewhere');
+    await waitAllRecording(fx, ['node-b'], 45_000, 'node-b’s cameras recording elsewhere');
     await fx.startPod('node-b');
     await fx.startOperator(leader);
     await sleep(4000);
@@ -183,7 +199,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     const movedAfterMs = Date.now() - cutAt;
     st.diagnostic(`cut off: cameras reassigned ${movedAfterMs} ms after the cut`);
     assert.ok(movedAfterMs >= 12_000 && movedAfterMs <= 30_000, `moved ${movedAfterMs} ms after the cut (the heartbeat was at most 2 s old)`);
-    await waitUntil(() => allRecording(fx, [node]), 30_000, 'the new owners record');
+    await waitAllRecording(fx, [node], 30_000, 'the new owners record');
     const local = ((await fx.api(node, '/api/cameras')).body as Array<{ id: string; node: string; state: string }>).filter((c) => c.node === node);
     assert.deepEqual(local.map((c) => c.id).sort(), cutOff, 'cut off, it still records its cameras (two nodes hold them)');
     // Readiness says what is wrong: the cluster store (the API) is out of reach.
@@ -215,7 +231,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     // The spec's restore flow for failed servers: remove-node takes their votes away, so the survivor has the
     // majority again and their cameras move to it at once.
     for (const n of ['node-b', 'node-c']) assert.equal((await fx.api(survivor, '/cluster/remove-node', { method: 'POST', body: { node_name: n } })).status, 200);
-    await waitUntil(() => allRecording(fx, ['node-b', 'node-c']), 30_000, 'every camera recording on the survivor');
+    await waitAllRecording(fx, ['node-b', 'node-c'], 30_000, 'every camera recording on the survivor');
     assert.equal(((await fx.api(survivor, '/cluster/metrics')).body as { quorum: boolean }).quorum, true);
     for (const n of ['node-b', 'node-c']) await fx.startPod(n);
     assert.equal((await fx.api(survivor, '/cluster/change-membership', { method: 'POST', body: { members: NODES } })).status, 200);
@@ -230,7 +246,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     const pod = await fx.startPod(node, { apiCutOff: true });
     for (const name of mine) await waitUntil(async () => (await fx.api(node, `/api/archive/${name}/current`)).status === 200, 12_000, `${name} recording from the cache`);
     fx.cluster.emulator.faults.restore(pod.apiToken);
-    await waitUntil(() => allRecording(fx), 40_000, 'every camera recording once the API answers');
+    await waitAllRecording(fx, [], 40_000, 'every camera recording once the API answers');
   });
 
   await t.test('/cluster/leave with force while the API is unreachable: the node stops at once and erases its state', async () => {
@@ -262,7 +278,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     }, 20_000, 'the forced leave recorded on its RecorderNode');
     // Removed separately once the API answers, as the spec says; its cameras move at once (it is silent).
     assert.equal((await fx.api('node-b', '/cluster/remove-node', { method: 'POST', body: { node_name: node } })).status, 200);
-    await waitUntil(() => allRecording(fx, [node]), 40_000, 'its cameras recording elsewhere');
+    await waitAllRecording(fx, [node], 40_000, 'its cameras recording elsewhere');
   });
 
   await t.test('the cameras’ password (from a Secret) is in no log line and no answer', () => {
