@@ -1,6 +1,15 @@
 #!/usr/bin/env node
 // Entry point of the recorder: the compiled composition root does the work.
-import { main } from '../dist/src/main.js';
+import { setFlagsFromString } from 'node:v8';
+
+// Before anything is loaded: V8's idle-time task otherwise starts a full (mark-compact) collection about every
+// 0.8 s under the steady allocation of native ingest (a few views per RTP packet), each walking the whole heap on
+// every core. Without it, full collections start when allocation reaches the heap's limits, as in any busy
+// process: 50 cameras measured 28 → 11 full collections per 20 s and about a third less CPU (docs/benchmarks.md).
+// A flag this V8 does not know is ignored.
+setFlagsFromString('--no-incremental-marking-task');
+
+const { main } = await import('../dist/src/main.js');
 
 main(process.argv.slice(2)).then(
   (code) => {

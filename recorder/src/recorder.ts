@@ -97,7 +97,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   await repairOpenSegments({ recordPath: config.record_path, journal, log, remux, onRepaired: segmentClosed });
 
   // One for all native sessions: one shared read buffer, every camera's socket read together once per tick.
-  const readScheduler = new ReadScheduler({ tickMs: config.ingest_read_tick_ms });
+  const readScheduler = new ReadScheduler({ tickMs: config.ingest_read_tick_ms, idleTickMs: config.ingest_idle_read_tick_ms });
   const runtimeDeps: CameraRuntimeDeps = {
     recordPath: config.record_path,
     ffmpegPath: config.ffmpeg_path,

@@ -145,6 +145,7 @@ export class CameraSupervisor {
         hub.publishInit(init);
       },
       onFragment: (fragment) => hub.publishFragment(fragment),
+      watchedLive: () => hub.liveViewers > 0,
     });
     this.#run = run;
     this.#running = true;

@@ -7,6 +7,8 @@ export interface IngestRunHandlers {
   onFragment(fragment: MediaFragment): void;
   /** Bytes came from the camera: keeps the stall watchdog quiet even before the first fragment. */
   onActivity(): void;
+  /** Whether somebody watches the camera live right now (native ingest then reads on the short tick). */
+  watchedLive(): boolean;
 }
 
 export interface IngestRunEnd {

@@ -72,6 +72,7 @@ export class NativeRunner implements IngestRunner {
       session = await RtspSession.open({
         url: camera.source,
         readScheduler: this.#opts.readScheduler,
+        idle: () => !handlers.watchedLive(),
         transport: camera.rtspTransport,
         timeoutMs: this.#opts.timeoutMs ?? 5_000,
         log,

@@ -3,6 +3,7 @@ import { buildFragment } from '../media/fmp4-fragment-writer.js';
 import { buildInitSegment } from '../media/fmp4-init-writer.js';
 import type { AacTrackConfig, MuxSample, VideoTrackConfig } from '../media/fmp4-muxer-types.js';
 import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
+import { SlabAllocator } from '../media/slab-allocator.js';
 import type { ParameterSets, VideoAccessUnit } from '../rtp/access-unit.js';
 
 const VIDEO_CLOCK = 90_000;
@@ -86,6 +87,9 @@ export class NativeStreamAssembler {
   #awaitKeyframe = false;
   /** Pictures dropped for stepping back in time (counted, not fatal). */
   droppedOutOfOrder = 0;
+  /** The fragments' memory: a few slabs a second rather than a Buffer per picture. */
+  readonly #slabs = new SlabAllocator();
+  readonly #allocate = (bytes: number): Buffer => this.#slabs.take(bytes);
 
   constructor(handlers: NativeStreamHandlers, opts: NativeStreamOptions) {
     this.#handlers = handlers;
@@ -124,7 +128,7 @@ export class NativeStreamAssembler {
       sequenceNumber: ++this.#sequence,
       video: { baseDecodeTime: decode, samples: [video] },
       ...(audio === undefined ? {} : { audio }),
-    });
+    }, this.#allocate);
     if (wallClockMs !== undefined) fragment.wallClockMs = wallClockMs;
     this.#handlers.onFragment(fragment);
   }

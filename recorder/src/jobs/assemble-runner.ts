@@ -3,7 +3,6 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { request } from 'undici';
 import { COPY_OUTPUT_ARGS, ensureSpace, produce, timelapseOutputArgs } from './archive-job-runners.js';
 import { writePlainConcatList } from './export-plan.js';
 import type { JobRunContext, JobRunner } from './job-queue.js';
@@ -27,6 +26,8 @@ async function fetchPart(part: AssemblePart, target: string, deps: AssembleDeps,
   try {
     if (base === undefined) throw new Error('it is no longer a known cluster peer');
     const url = `${base}/api/archive/jobs/${encodeURIComponent(part.peer_job_id)}/download`;
+    // Loaded at the first assembly: an HTTP client is a few MiB of memory a recorder that never assembles does not need.
+    const { request } = await import('undici');
     const res = await request(url, {
       method: 'GET',
       headers: token === undefined ? {} : { authorization: `Bearer ${token}` },

@@ -78,9 +78,10 @@ export function fragmentSize(input: FragmentInput): number {
  * One fragment: moof (mfhd, a traf per track with samples, video first) then one mdat holding the
  * video samples (each NAL unit behind a 4-byte length) and then the audio frames. Offsets in the trun
  * are relative to the moof (default-base-is-moof), so the fragment can be written anywhere and its
- * tfdt patched (rebaseFragment) without touching anything else.
+ * tfdt patched (rebaseFragment) without touching anything else. `allocate` gives the fragment's memory (a
+ * SlabAllocator's `take` for a stream of them).
  */
-export function buildFragment(input: FragmentInput): MediaFragment {
+export function buildFragment(input: FragmentInput, allocate: (bytes: number) => Buffer = Buffer.allocUnsafe): MediaFragment {
   const video = present(input.video) ? input.video : undefined;
   const audio = present(input.audio) ? input.audio : undefined;
   // The run whose times the MediaFragment reports, as the parser would: video when there is any.
@@ -93,7 +94,7 @@ export function buildFragment(input: FragmentInput): MediaFragment {
   const moofSize = MOOF_FIXED + (v ? v.trafSize : 0) + (a ? a.trafSize : 0);
   const mdatSize = 8 + (v ? v.dataSize : 0) + (a ? a.dataSize : 0);
   if (mdatSize > MAX_U32) throw new RangeError(`fragment data of ${mdatSize} bytes does not fit a 32-bit mdat`);
-  const buf = Buffer.allocUnsafe(moofSize + mdatSize);
+  const buf = allocate(moofSize + mdatSize);
 
   let off = writeBoxHeader(buf, 0, moofSize, MOOF);
   off = writeFullBoxHeader(buf, off, 16, MFHD, 0, 0);

@@ -1,15 +1,21 @@
 // Shifts a fragment's decode times (tfdt) so that each segment file starts at time zero.
-import { children, iterateBoxes } from './box-reader.js';
+import { BoxFormatError } from './box-reader.js';
+import { fourccCode } from './box-writer.js';
 import type { InitSegment } from './fmp4-types.js';
 
 /** Per-track tick offsets to subtract, computed from the segment's first video decode time. */
-export type TrackOffsets = Map<number, bigint>;
+export type TrackOffsets = Map<number, number>;
+
+const MOOF = fourccCode('moof');
+const TRAF = fourccCode('traf');
+const TFHD = fourccCode('tfhd');
+const TFDT = fourccCode('tfdt');
 
 export function trackOffsetsFor(init: InitSegment, startSeconds: number): TrackOffsets {
   const offsets: TrackOffsets = new Map();
   if (!Number.isFinite(startSeconds) || startSeconds <= 0) return offsets;
   for (const track of init.tracks) {
-    offsets.set(track.trackId, BigInt(Math.round(startSeconds * track.timescale)));
+    offsets.set(track.trackId, Math.round(startSeconds * track.timescale));
   }
   return offsets;
 }
@@ -18,34 +24,75 @@ export function trackOffsetsFor(init: InitSegment, startSeconds: number): TrackO
  * Returns the fragment bytes with every traf's baseMediaDecodeTime reduced by its track's offset
  * (never below zero). The input is not modified: it is shared with live viewers. Only the moof
  * box is copied; the returned list is meant for a vectored write.
+ *
+ * This runs for every fragment recorded (25 a second per camera with native ingest), so it walks the boxes by hand
+ * rather than through the generic box reader: no iterator or header objects, plain numbers (a 90 kHz clock stays
+ * exact in a double for thousands of years).
  */
 export function rebaseFragment(data: Buffer, offsets: TrackOffsets): Buffer[] {
   if (offsets.size === 0) return [data];
-  for (const box of iterateBoxes(data, 0, data.length)) {
-    if (box.type !== 'moof') continue;
-    const moof = Buffer.from(data.subarray(box.start, box.end));
-    const local = { ...box, start: 0, end: box.size };
-    for (const traf of children(moof, local)) {
-      if (traf.type !== 'traf') continue;
-      let trackId: number | undefined;
-      for (const child of children(moof, traf)) {
-        if (child.type === 'tfhd') trackId = moof.readUInt32BE(child.start + child.headerSize + 4);
-        else if (child.type === 'tfdt' && trackId !== undefined) patchTfdt(moof, child.start + child.headerSize, offsets.get(trackId) ?? 0n);
-      }
+  let at = 0;
+  while (at + 8 <= data.length) {
+    const end = boxEnd(data, at, data.length);
+    if (data.readUInt32BE(at + 4) === MOOF) {
+      const moof = Buffer.allocUnsafe(end - at);
+      data.copy(moof, 0, at, end);
+      patchMoof(moof, offsets);
+      return [data.subarray(0, at), moof, data.subarray(end)];
     }
-    return [data.subarray(0, box.start), moof, data.subarray(box.end)];
+    at = end;
   }
   return [data];
 }
 
-function patchTfdt(buf: Buffer, at: number, offset: bigint): void {
-  if (offset === 0n) return;
-  const version = buf.readUInt8(at);
+/** Patches the tfdt of every traf of the moof box that is all of `moof`. */
+function patchMoof(moof: Buffer, offsets: TrackOffsets): void {
+  for (let traf = headerBytes(moof, 0); traf + 8 <= moof.length; ) {
+    const trafEnd = boxEnd(moof, traf, moof.length);
+    if (moof.readUInt32BE(traf + 4) === TRAF) {
+      let trackId: number | undefined;
+      for (let child = traf + headerBytes(moof, traf); child + 8 <= trafEnd; ) {
+        const childEnd = boxEnd(moof, child, trafEnd);
+        const type = moof.readUInt32BE(child + 4);
+        const body = child + headerBytes(moof, child);
+        if (type === TFHD && body + 8 <= childEnd) trackId = moof.readUInt32BE(body + 4);
+        else if (type === TFDT && trackId !== undefined) patchTfdt(moof, body, childEnd, offsets.get(trackId) ?? 0);
+        child = childEnd;
+      }
+    }
+    traf = trafEnd;
+  }
+}
+
+/** Size of the box header at `at`: 16 with a 64-bit size, else 8. */
+function headerBytes(buf: Buffer, at: number): number {
+  return buf.readUInt32BE(at) === 1 ? 16 : 8;
+}
+
+/** Where the box at `at` ends; it must fit within `limit`. */
+function boxEnd(buf: Buffer, at: number, limit: number): number {
+  const size32 = buf.readUInt32BE(at);
+  let size = size32;
+  if (size32 === 1) {
+    if (at + 16 > limit) throw new BoxFormatError(`truncated box header at ${at}`);
+    size = buf.readUInt32BE(at + 8) * 0x100000000 + buf.readUInt32BE(at + 12);
+  } else if (size32 === 0) {
+    size = limit - at;
+  }
+  if (size < (size32 === 1 ? 16 : 8) || at + size > limit) throw new BoxFormatError(`box at ${at} of ${size} bytes overruns its parent`);
+  return at + size;
+}
+
+function patchTfdt(buf: Buffer, body: number, end: number, offset: number): void {
+  if (offset === 0) return;
+  const version = buf[body];
   if (version === 1) {
-    const v = buf.readBigUInt64BE(at + 4) - offset;
-    buf.writeBigUInt64BE(v < 0n ? 0n : v, at + 4);
+    if (body + 12 > end) throw new BoxFormatError('truncated tfdt box');
+    const v = Math.max(0, buf.readUInt32BE(body + 4) * 0x100000000 + buf.readUInt32BE(body + 8) - offset);
+    buf.writeUInt32BE(Math.floor(v / 0x100000000), body + 4);
+    buf.writeUInt32BE(v % 0x100000000, body + 8);
   } else {
-    const v = BigInt(buf.readUInt32BE(at + 4)) - offset;
-    buf.writeUInt32BE(Number(v < 0n ? 0n : v), at + 4);
+    if (body + 8 > end) throw new BoxFormatError('truncated tfdt box');
+    buf.writeUInt32BE(Math.max(0, buf.readUInt32BE(body + 4) - offset), body + 4);
   }
 }

@@ -1,5 +1,5 @@
 // One connected ONVIF device (the `onvif` package's Cam): connect sequence, ContinuousMove and Stop as promises.
-import onvif from 'onvif';
+import type onvif from 'onvif';
 import type { OnvifTarget } from './onvif-target.js';
 
 export interface Velocity {
@@ -35,7 +35,9 @@ export class OnvifDevice implements PtzDevice {
    * callback on unusual profiles; PTZ needs only a profile token.
    */
   static async connect(target: OnvifTarget, requestTimeoutMs: number): Promise<OnvifDevice> {
-    const cam = new onvif.Cam({
+    // Loaded at the first PTZ command: the ONVIF client stays out of the memory of a recorder that never moves a camera.
+    const { default: onvifPackage } = await import('onvif');
+    const cam = new onvifPackage.Cam({
       hostname: target.hostname,
       port: target.port,
       path: target.path,

@@ -7,6 +7,7 @@ export interface VideoAccessUnit {
   /**
    * The picture's NAL units. Parameter sets (SPS, PPS, VPS) and access unit delimiters are NOT here: they are
    * reported through `parameterSets` of the depacketizer, and a change of them means a new init segment.
+   * Views of the depacketizer's scratch memory: valid only while `onUnit` runs.
    */
   nalus: Buffer[];
   /** Total bytes of `nalus` (without length prefixes). */

@@ -10,8 +10,9 @@ import { SequenceTracker } from './sequence-tracker.js';
  */
 export interface DepacketizerOptions<U extends AccessUnit = AccessUnit> {
   /**
-   * Called synchronously from `push` (or `flush`) for each whole access unit, in decoding order. The unit's buffers
-   * are the depacketizer's own copies, never views of the packet: the consumer may keep them.
+   * Called synchronously from `push` (or `flush`) for each whole access unit, in decoding order. Never views of the
+   * packet. An audio frame is the consumer's to keep; a video unit's NAL units are views of the depacketizer's
+   * scratch memory, valid only during the call (the muxer copies them into the fragment): copy what must outlive it.
    */
   onUnit: (unit: U) => void;
   clockRate?: number;

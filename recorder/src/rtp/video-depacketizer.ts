@@ -23,7 +23,8 @@ const MAX_UNIT_BYTES = 32 * 1024 * 1024;
 /**
  * The assembler. Subclasses parse their payload format in `depacketize` and hand NAL units over with `addNal` (whole,
  * from the packet) or `beginFragment`/`appendFragment`/`endFragment` (reassembled). NAL units are copied once into a
- * scratch buffer that lives as long as the depacketizer; an emitted unit gets one allocation holding all its NAL units.
+ * scratch buffer that lives as long as the depacketizer; an emitted unit's NAL units are views of it, valid only
+ * while `onUnit` runs.
  */
 export abstract class VideoDepacketizerBase implements VideoDepacketizer {
   readonly kind = 'video';
@@ -258,13 +259,14 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
       }
       this.waitingForKeyframe = false;
     }
+    // Views of the scratch buffer, valid during onUnit only: the muxer copies them straight into the fragment, so a
+    // picture costs no allocation of its own here.
     const bytes = this.used;
-    const data = Buffer.allocUnsafe(bytes);
-    this.scratch.copy(data, 0, 0, bytes);
+    const scratch = this.scratch;
     const nalus: Buffer[] = [];
     let start = 0;
     for (const end of this.nalEnds) {
-      nalus.push(data.subarray(start, end));
+      nalus.push(scratch.subarray(start, end));
       start = end;
     }
     const keyframe = this.unitKeyframe;

@@ -13,6 +13,7 @@ export interface RtspClientOptions {
   readonly scheduler: ReadScheduler;
   readonly tlsRejectUnauthorized: boolean;
   readonly log: RtspLogger | undefined;
+  readonly idle?: () => boolean;
   /** An interleaved frame of the current connection; `payload` is valid only during the call. */
   readonly onFrame: (channel: number, payload: Buffer) => void;
   /** The current connection ended (connections given up on purpose by moveTo() or a reconnect do not count). */
@@ -54,6 +55,7 @@ export class RtspClient {
       scheduler: this.opts.scheduler,
       tlsRejectUnauthorized: this.opts.tlsRejectUnauthorized,
       log: this.opts.log,
+      ...(this.opts.idle === undefined ? {} : { idle: this.opts.idle }),
       onFrame: this.opts.onFrame,
       onClose: (err) => {
         if (conn === this.current && !this.retired.has(conn)) this.opts.onClose(err);

@@ -21,6 +21,8 @@ export interface RtspConnectionOptions {
   readonly scheduler: ReadScheduler;
   readonly tlsRejectUnauthorized: boolean;
   readonly log: RtspLogger | undefined;
+  /** Whether nobody waits on this stream with low latency right now (see ReadScheduler); false when absent. */
+  readonly idle?: () => boolean;
   /** An interleaved frame; `payload` is valid only during the call. */
   onFrame(channel: number, payload: Buffer): void;
   /** The connection ended after open() resolved; `err` undefined when close() was called without one. */
@@ -177,6 +179,10 @@ export class RtspConnection implements ScheduledReader, InterleavedSink {
 
   resume(): void {
     if (!this.isClosed) this.socket.resume();
+  }
+
+  idle(): boolean {
+    return this.opts.idle?.() ?? false;
   }
 
   // InterleavedSink

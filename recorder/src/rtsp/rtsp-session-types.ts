@@ -14,6 +14,8 @@ export interface RtspSessionOptions {
   readonly userAgent?: string;
   /** The recorder's one ReadScheduler, shared by every session. */
   readonly readScheduler: ReadScheduler;
+  /** Whether nobody watches the stream live right now: its reads may then wait for the scheduler's idle tick. */
+  readonly idle?: () => boolean;
   /** rtsps:// only; default true. */
   readonly tlsRejectUnauthorized?: boolean;
   readonly log?: RtspLogger;

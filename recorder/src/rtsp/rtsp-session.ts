@@ -64,6 +64,7 @@ export class RtspSession {
       scheduler: opts.readScheduler,
       tlsRejectUnauthorized: opts.tlsRejectUnauthorized ?? true,
       log: opts.log,
+      ...(opts.idle === undefined ? {} : { idle: opts.idle }),
       onFrame: (channel, payload) => this.onFrame(channel, payload),
       onClose: (err) => this.onConnectionClosed(err),
     });

@@ -1,5 +1,5 @@
 // Fetches one still from a camera with undici: login challenge answers, time and size limits, image checks.
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { redactText } from '../util/redact.js';
 import { sessionFor, type AuthSession, type Credentials } from './digest-auth.js';
 import { isImageContentType, sniffImage, type ImageFormat } from './image-check.js';
@@ -32,14 +32,22 @@ export interface StillFetcherOptions {
 const MAX_ATTEMPTS = 3;
 
 export class StillFetcher {
-  readonly #agent: Agent;
+  /** Made at the first still: undici is loaded only by a recorder that fetches stills from cameras. */
+  #agent: Promise<{ agent: Agent; request: typeof import('undici').request }> | undefined;
   readonly #timeoutMs: number;
   readonly #maxBytes: number;
 
   constructor(opts: StillFetcherOptions = {}) {
     this.#timeoutMs = opts.timeoutMs ?? SNAPSHOT_TIMEOUT_MS;
     this.#maxBytes = opts.maxBytes ?? SNAPSHOT_MAX_BYTES;
-    this.#agent = new Agent({ keepAliveTimeout: 4_000, connect: { timeout: this.#timeoutMs } });
+  }
+
+  #client(): Promise<{ agent: Agent; request: typeof import('undici').request }> {
+    this.#agent ??= import('undici').then(({ Agent: UndiciAgent, request }) => ({
+      agent: new UndiciAgent({ keepAliveTimeout: 4_000, connect: { timeout: this.#timeoutMs } }),
+      request,
+    }));
+    return this.#agent;
   }
 
   /** Resolves with the still, or rejects with CameraAnswerError / CameraTimeoutError (messages free of credentials). */
@@ -63,7 +71,7 @@ export class StillFetcher {
 
   /** Ends every connection, aborting a fetch still running (shutdown). */
   async close(): Promise<void> {
-    await this.#agent.destroy();
+    if (this.#agent !== undefined) await (await this.#agent).agent.destroy();
   }
 
   async #fetchWithAuth(target: StillTarget, where: string, signal: AbortSignal): Promise<Still> {
@@ -73,7 +81,8 @@ export class StillFetcher {
       const session = target.auth.session;
       const headers: Record<string, string> = { accept: 'image/*' };
       if (session !== undefined) headers['authorization'] = session.authorization('GET', uri);
-      const res = await request(target.url, { method: 'GET', headers, signal, dispatcher: this.#agent });
+      const { agent, request } = await this.#client();
+      const res = await request(target.url, { method: 'GET', headers, signal, dispatcher: agent });
       if (res.statusCode !== 401) return await this.#readStill(res, where);
       await res.body.dump();
       const challenges = parseChallenges(headerValues(res.headers['www-authenticate']));

@@ -22,6 +22,7 @@ export class StreamHub {
   #lastFragmentAt: number | undefined;
   #fragments = 0;
   #bytes = 0;
+  #liveViewers = 0;
   /** Drops counted for subscribers that have since gone, by kind. */
   readonly #retiredDrops = { recording: 0, live: 0 };
 
@@ -35,6 +36,11 @@ export class StreamHub {
 
   get streaming(): boolean {
     return this.#streaming;
+  }
+
+  /** Live subscribers now (viewers, snapshots of the stream…), as opposed to the recording. */
+  get liveViewers(): number {
+    return this.#liveViewers;
   }
 
   get lastFragmentAt(): number | undefined {
@@ -55,6 +61,7 @@ export class StreamHub {
   subscribe(opts: SubscriberOptions): Subscription {
     const queue = new SubscriberQueue(opts);
     this.#subscribers.add(queue);
+    if (queue.kind === 'live') this.#liveViewers++;
     if (this.#streaming && this.#init !== undefined) {
       queue.offer({ type: 'init', init: this.#init });
       for (const fragment of this.#gop) queue.offer({ type: 'fragment', fragment, receivedAt: this.now() });
@@ -66,6 +73,7 @@ export class StreamHub {
       drained: () => queue.drained(),
       unsubscribe: () => {
         if (!this.#subscribers.delete(queue)) return;
+        if (queue.kind === 'live') this.#liveViewers--;
         this.#retiredDrops[queue.kind] += queue.stats.dropped;
         queue.close();
       },

@@ -9,7 +9,7 @@ import { tempDir } from '@vigil/testing/temp-dir';
 import type { AccessUnit, AudioAccessUnit, VideoAccessUnit } from '../../src/rtp/access-unit.js';
 import { createDepacketizer } from '../../src/rtp/depacketizer-factory.js';
 import { RtpClock } from '../../src/rtp/rtp-clock.js';
-import { splitRtpStream } from './rtp-builder.js';
+import { keepUnit, splitRtpStream } from './rtp-builder.js';
 
 const execFileP = promisify(execFile);
 
@@ -34,7 +34,7 @@ async function capture(t: TestContext, pipeline: string): Promise<{ packets: Buf
 
 function run(encoding: string, clockRate: number, fmtp: Record<string, string>, packets: Buffer[]): { units: AccessUnit[]; d: ReturnType<typeof createDepacketizer> } {
   const units: AccessUnit[] = [];
-  const d = createDepacketizer(encoding, clockRate, fmtp, (u) => units.push(u));
+  const d = createDepacketizer(encoding, clockRate, fmtp, (u) => units.push(keepUnit(u)));
   const shared = Buffer.alloc(65536);
   packets.forEach((packet, i) => {
     packet.copy(shared);

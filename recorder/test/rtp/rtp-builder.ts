@@ -119,11 +119,17 @@ export class PacketSequence {
   }
 }
 
+/** A copy of an access unit that outlives the onUnit call (video NAL units are views of the depacketizer's memory). */
+export function keepUnit(u: AccessUnit): AccessUnit {
+  return u.kind === 'video' ? { ...u, nalus: u.nalus.map((n) => Buffer.from(n)) } : u;
+}
+
 export function collector(): { units: AccessUnit[]; video: () => VideoAccessUnit[]; audio: () => AudioAccessUnit[]; onUnit: (u: AccessUnit) => void } {
   const units: AccessUnit[] = [];
   return {
     units,
-    onUnit: (u) => units.push(u),
+    // A video unit's NAL units are only valid during the call.
+    onUnit: (u) => units.push(keepUnit(u)),
     video: () => units.filter((u): u is VideoAccessUnit => u.kind === 'video'),
     audio: () => units.filter((u): u is AudioAccessUnit => u.kind === 'audio'),
   };

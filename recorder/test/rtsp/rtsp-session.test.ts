@@ -126,6 +126,34 @@ test('tickMs 0 never pauses: about one read per packet', { timeout: 20_000 }, as
   }
 });
 
+test('a stream nobody watches live is read on the idle tick; once watched, on the short tick', { timeout: 30_000 }, async () => {
+  const scheduler = new ReadScheduler({ tickMs: 20, idleTickMs: 250 });
+  let watched = false;
+  const { counts, handlers } = counting(() => undefined);
+  const session = await RtspSession.open({ url: camera.url, readScheduler: scheduler, idle: () => !watched, ...handlers });
+  const readsPerSecond = async (ms: number): Promise<{ reads: number; packets: number }> => {
+    const [reads, packets] = [scheduler.reads, counts.rtp];
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return { reads: ((scheduler.reads - reads) * 1000) / ms, packets: counts.rtp - packets };
+  };
+  try {
+    await session.setup([0]);
+    await session.play();
+    await until(() => counts.rtp > 20, 5000, 'RTP packets');
+    const idle = await readsPerSecond(2000);
+    watched = true;
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the reader moves lanes at its next read
+    const live = await readsPerSecond(2000);
+    assert.ok(idle.packets > 100 && live.packets > 100, `the camera sent (${idle.packets}, ${live.packets} packets)`);
+    // 25 pictures a second: idle, about 4 reads a second (one per 250 ms tick); watched, about one read per picture.
+    assert.ok(idle.reads <= 8, `idle: ${idle.reads.toFixed(1)} reads/s`);
+    assert.ok(live.reads >= 15, `watched: ${live.reads.toFixed(1)} reads/s`);
+  } finally {
+    await session.close();
+  }
+});
+
+
 test('the camera going away ends the session: onClose once, with an RtspClosedError', { timeout: 20_000 }, async () => {
   const { counts, handlers } = counting(() => undefined);
   const session = await RtspSession.open({ url: camera.url, readScheduler: new ReadScheduler(), ...handlers });

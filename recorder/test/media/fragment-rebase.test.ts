@@ -1,0 +1,73 @@
+// Rebasing a fragment's decode times for a segment file, and the slab memory native fragments live in.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BoxFormatError } from '../../src/media/box-reader.js';
+import { rebaseFragment } from '../../src/media/fragment-rebase.js';
+import { SlabAllocator } from '../../src/media/slab-allocator.js';
+import { box, fullBox, largeBox, u32, u64 } from './box-builder.js';
+
+/** A traf of `trackId` whose tfdt is version `version` at `decodeTime`. */
+function traf(trackId: number, version: 0 | 1, decodeTime: number): Buffer {
+  return box('traf', fullBox('tfhd', 0, 0x020000, u32(trackId)), fullBox('tfdt', version, 0, version === 1 ? u64(decodeTime) : u32(decodeTime)), fullBox('trun', 0, 0, u32(0)));
+}
+
+function tfdtOf(moof: Buffer, trackId: number): number {
+  // Test side: find "tfhd" with the track id, then the tfdt that follows it.
+  const tfhd = moof.indexOf(Buffer.concat([Buffer.from('tfhd'), u32(0x020000), u32(trackId)]));
+  const tfdt = moof.indexOf('tfdt', tfhd);
+  const version = moof[tfdt + 4];
+  return version === 1 ? Number(moof.readBigUInt64BE(tfdt + 8)) : moof.readUInt32BE(tfdt + 8);
+}
+
+test('rebase: each track by its own offset, 32- and 64-bit tfdt, never below zero; the input untouched, mdat shared', () => {
+  const big = 2 ** 40 + 12_345;
+  const moof = box('moof', fullBox('mfhd', 0, 0, u32(7)), traf(1, 1, big), traf(2, 0, 1000));
+  const mdat = box('mdat', Buffer.from('picture'));
+  const styp = box('styp', Buffer.from('msdh'));
+  const data = Buffer.concat([styp, moof, mdat]);
+  const before = Buffer.from(data);
+  const parts = rebaseFragment(data, new Map([[1, big - 90_000], [2, 4000]]));
+  assert.equal(parts.length, 3);
+  const [head, newMoof, tail] = parts as [Buffer, Buffer, Buffer];
+  assert.ok(head.equals(styp) && tail.equals(mdat));
+  assert.equal(tail.buffer, data.buffer, 'the mdat is not copied');
+  assert.equal(tfdtOf(newMoof, 1), 90_000);
+  assert.equal(tfdtOf(newMoof, 2), 0, 'clamped at zero');
+  assert.ok(data.equals(before), 'the shared fragment is not modified');
+  assert.equal(newMoof.length, moof.length);
+});
+
+test('rebase: no offsets returns the fragment as it is; a fragment without a moof too', () => {
+  const data = Buffer.concat([box('moof', traf(1, 1, 5)), box('mdat')]);
+  assert.deepEqual(rebaseFragment(data, new Map()), [data]);
+  const noMoof = box('free', Buffer.alloc(4));
+  assert.deepEqual(rebaseFragment(noMoof, new Map([[1, 1]])), [noMoof]);
+});
+
+test('rebase: 64-bit box sizes are followed; a box overrunning its parent is a BoxFormatError', () => {
+  const data = Buffer.concat([largeBox('moof', traf(1, 0, 500)), box('mdat')]);
+  const [, moof] = rebaseFragment(data, new Map([[1, 200]])) as [Buffer, Buffer];
+  assert.equal(tfdtOf(moof, 1), 300);
+  const broken = Buffer.concat([u32(4000), Buffer.from('moof'), Buffer.alloc(8)]);
+  assert.throws(() => rebaseFragment(broken, new Map([[1, 1]])), BoxFormatError);
+});
+
+test('slab allocator: regions from one slab do not overlap; a large request gets its own buffer', () => {
+  const slabs = new SlabAllocator({ slabBytes: 4096 });
+  const a = slabs.take(100);
+  const b = slabs.take(300);
+  assert.equal(a.buffer, b.buffer, 'small regions share a slab');
+  a.fill(1);
+  b.fill(2);
+  assert.ok(a.every((x) => x === 1), 'writing one region leaves the other alone');
+  assert.equal(a.length, 100);
+  assert.equal(slabs.allocations, 1);
+  const large = slabs.take(2000);
+  assert.notEqual(large.buffer, a.buffer);
+  assert.equal(slabs.allocations, 2);
+  // Filling the slab moves on to a new one; what was handed out stays intact.
+  const regions = Array.from({ length: 20 }, (_, i) => slabs.take(500).fill(i));
+  regions.forEach((r, i) => assert.ok(r.every((x) => x === i), `region ${i} intact`));
+  assert.ok(slabs.allocations >= 4);
+  assert.throws(() => new SlabAllocator({ slabBytes: 100 }), RangeError);
+});
