@@ -7,6 +7,7 @@ import { UnsupportedPayloadError, type AnyDepacketizer, type AudioDepacketizer, 
 import { RtpClock } from '../rtp/rtp-clock.js';
 import { RtspAuthError, RtspSession, type ReadScheduler } from '../rtsp/rtsp-session.js';
 import { redactText } from '../util/redact.js';
+import { CaptureTimeline } from './capture-timeline.js';
 import type { IngestRun, IngestRunEnd, IngestRunHandlers, IngestRunner } from './ingest-run.js';
 import { NativeStreamAssembler } from './native-stream-assembler.js';
 import { planTracks, type PlannedTrack } from './native-track-plan.js';
@@ -23,14 +24,12 @@ export interface NativeRunnerOptions {
   receiverReportMs?: number;
 }
 
-/** A camera clock further than this from ours is not synchronised: segment names then use the arrival time. */
-const WALL_CLOCK_TRUST_MS = 2_000;
 
 export class NativeRunner implements IngestRunner {
   readonly path = 'native' as const;
   readonly #opts: NativeRunnerOptions;
   #audioSkipLogged = false;
-  #clockDistrustLogged = false;
+  #clockStepLogged = false;
 
   constructor(opts: NativeRunnerOptions) {
     this.#opts = opts;
@@ -63,6 +62,7 @@ export class NativeRunner implements IngestRunner {
       { audio: undefined },
     );
     log.info({ source: redactText(camera.source), ingest: 'native' }, 'ingest started');
+    const timeline = new CaptureTimeline();
 
     const run = async (): Promise<void> => {
       const tracks: AnyDepacketizer[] = [];
@@ -90,7 +90,7 @@ export class NativeRunner implements IngestRunner {
         this.#audioSkipLogged = true;
         log.warn({ audio: plan.audioSkipped }, 'camera audio cannot be stored in MP4; recording video only (set audio: transcode to keep it)');
       }
-      const video = this.#depacketizer(plan.video, (au) => this.#onVideo(au as VideoAccessUnit, video as VideoDepacketizer, clocks[0] as RtpClock, assembler));
+      const video = this.#depacketizer(plan.video, (au) => this.#onVideo(au as VideoAccessUnit, video as VideoDepacketizer, clocks[0] as RtpClock, timeline, assembler));
       const audio = plan.audio === undefined ? undefined : this.#depacketizer(plan.audio, (au) => assembler.pushAudio((au as AudioAccessUnit).data, (clocks[1] as RtpClock).extend(au.rtpTimestamp)));
       tracks.push(video);
       clocks.push(new RtpClock(video.clockRate));
@@ -134,17 +134,15 @@ export class NativeRunner implements IngestRunner {
     return createDepacketizer(track.encoding, track.clockRate, track.fmtp, onUnit);
   }
 
-  #onVideo(au: VideoAccessUnit, depacketizer: VideoDepacketizer, clock: RtpClock, assembler: NativeStreamAssembler): void {
+  #onVideo(au: VideoAccessUnit, depacketizer: VideoDepacketizer, clock: RtpClock, timeline: CaptureTimeline, assembler: NativeStreamAssembler): void {
     const ticks = clock.extend(au.rtpTimestamp);
-    let wall = clock.wallClockMs(ticks);
-    if (wall !== undefined && Math.abs(wall - au.receivedAt) > WALL_CLOCK_TRUST_MS) {
-      if (!this.#clockDistrustLogged) {
-        this.#clockDistrustLogged = true;
-        this.#opts.log.warn({ camera_clock_offset_ms: Math.round(wall - au.receivedAt) }, 'the camera clock is far from ours; segment times use the arrival time');
-      }
-      wall = undefined;
+    const steps = timeline.steps;
+    const named = timeline.timeOf(clock.wallClockMs(ticks), au.receivedAt);
+    if (timeline.steps !== steps && !this.#clockStepLogged) {
+      this.#clockStepLogged = true;
+      this.#opts.log.warn('the camera clock stepped by more than 2 s; segment times follow it from here');
     }
     assembler.setParameterSets(depacketizer.parameterSets);
-    assembler.pushVideo(au, ticks, wall);
+    assembler.pushVideo(au, ticks, named);
   }
 }

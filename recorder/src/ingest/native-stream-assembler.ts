@@ -107,7 +107,7 @@ export class NativeStreamAssembler {
     if (ps !== undefined) this.#parameterSets = ps;
   }
 
-  /** `ticks`: the picture's RTP time unwrapped to a monotonic count (90 kHz). `wallClockMs`: when captured, if known. */
+  /** `ticks`: the picture's RTP time unwrapped to a monotonic count (90 kHz). `wallClockMs`: the time to name it by. */
   pushVideo(au: VideoAccessUnit, ticks: number, wallClockMs: number | undefined): void {
     if (this.#unsupported) return;
     this.#pictures++;

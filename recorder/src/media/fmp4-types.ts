@@ -43,8 +43,9 @@ export interface MediaFragment {
   /** Number of video samples in this fragment (always set by the parser; optional for hand-built values). */
   sampleCount?: number;
   /**
-   * When the camera captured the first video sample, in milliseconds since the epoch, from its RTCP sender reports
-   * (native ingest only; undefined when unknown or implausible). Segment names use it instead of the arrival time.
+   * The time to name the first video sample by, in milliseconds since the epoch (native ingest only): its capture time
+   * from the camera's RTCP sender reports, moved onto the recorder's arrival timeline (CaptureTimeline), else its
+   * arrival. Segment names use it instead of the time the fragment reached the hub.
    */
   wallClockMs?: number;
 }

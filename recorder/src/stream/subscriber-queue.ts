@@ -63,7 +63,7 @@ export class SubscriberQueue {
     }
     this.#items.push(item);
     this.#queuedBytes += itemBytes(item);
-    if (!this.#pumping) void this.#pump();
+    if (!this.#pumping) this.#pump();
   }
 
   /** Resolves when everything queued so far has been handled. */
@@ -87,24 +87,45 @@ export class SubscriberQueue {
     this.#skips++;
   }
 
-  async #pump(): Promise<void> {
+  /**
+   * Hands the queued items over in order. A handler that finishes synchronously (the segment writer appending to its
+   * batch, 25 times a second per camera) costs no promise; one that returns a promise is awaited before the next item.
+   */
+  #pump(): void {
     this.#pumping = true;
-    try {
-      let item: StreamItem | undefined;
-      while ((item = this.#items.shift()) !== undefined) {
-        this.#queuedBytes -= itemBytes(item);
-        try {
-          await this.#opts.handle(item);
-          this.#delivered++;
-        } catch (err) {
-          this.#opts.onError?.(err);
-        }
+    let item: StreamItem | undefined;
+    while ((item = this.#items.shift()) !== undefined) {
+      this.#queuedBytes -= itemBytes(item);
+      let pending: Promise<void> | void;
+      try {
+        pending = this.#opts.handle(item);
+      } catch (err) {
+        this.#opts.onError?.(err);
+        continue;
       }
-    } finally {
-      this.#pumping = false;
-      const waiters = this.#idle;
-      this.#idle = [];
-      for (const w of waiters) w();
+      if (pending !== undefined) {
+        void this.#awaitThenPump(pending);
+        return;
+      }
+      this.#delivered++;
     }
+    this.#idleAgain();
+  }
+
+  async #awaitThenPump(pending: Promise<void>): Promise<void> {
+    try {
+      await pending;
+      this.#delivered++;
+    } catch (err) {
+      this.#opts.onError?.(err);
+    }
+    this.#pump();
+  }
+
+  #idleAgain(): void {
+    this.#pumping = false;
+    const waiters = this.#idle;
+    this.#idle = [];
+    for (const w of waiters) w();
   }
 }
