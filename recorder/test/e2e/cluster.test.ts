@@ -73,7 +73,13 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     const cams = await camerasOf(fx);
     const camera = onNode(cams, 'node-a')[0] as string;
     const path = `/api/archive/${camera}/segments?from=${Math.floor(Date.now() / 1000) - 600}&to=${Math.floor(Date.now() / 1000) + 60}&tz_offset_minutes=60`;
-    const redirected = await fx.api('node-b', path, { token: TOKENS.viewer });
+    // Until node-b has seen node-a's own status.url it sends callers to node-a's per-node Service (the same address
+    // on Kubernetes, where VIGIL_CLUSTER_ADVERTISE_URL is that Service; here the pods listen on loopback ports).
+    let redirected = await fx.api('node-b', path, { token: TOKENS.viewer });
+    await waitUntil(async () => {
+      redirected = await fx.api('node-b', path, { token: TOKENS.viewer });
+      return redirected.location === `${fx.pods.get('node-a')?.url}${path}`;
+    }, 10_000, 'node-b redirecting to node-a’s advertised URL').catch(() => undefined);
     assert.equal(redirected.status, 307);
     assert.equal(redirected.location, `${fx.pods.get('node-a')?.url}${path}`);
     const { archive: listing, hops } = await listSegments(nodeDriver(fx, 'node-c'), camera, Date.now() / 1000 - 600, Date.now() / 1000 + 60);
