@@ -11,13 +11,56 @@ const TRAF = fourccCode('traf');
 const TFHD = fourccCode('tfhd');
 const TFDT = fourccCode('tfdt');
 
-export function trackOffsetsFor(init: InitSegment, startSeconds: number): TrackOffsets {
+/**
+ * The same offset in seconds for every track, so that audio and video stay in sync: the segment's start, or the
+ * earliest decode time in its first fragment when a track starts before it (audio that arrived before the keyframe
+ * travels in the keyframe's fragment). Rounded down, so no track's first sample lands below zero (clamping it
+ * there would step that track's time backwards at the next fragment).
+ */
+export function trackOffsetsFor(init: InitSegment, startSeconds: number, firstFragment?: Buffer): TrackOffsets {
   const offsets: TrackOffsets = new Map();
-  if (!Number.isFinite(startSeconds) || startSeconds <= 0) return offsets;
+  const earliest = firstFragment === undefined ? undefined : earliestDecodeSeconds(firstFragment, init);
+  const from = earliest !== undefined && earliest < startSeconds ? earliest : startSeconds;
+  if (!Number.isFinite(from) || from <= 0) return offsets;
   for (const track of init.tracks) {
-    offsets.set(track.trackId, Math.round(startSeconds * track.timescale));
+    offsets.set(track.trackId, Math.floor(from * track.timescale));
   }
   return offsets;
+}
+
+/** The smallest tfdt of a fragment's trafs, in seconds (each by its track's timescale); undefined without any. */
+export function earliestDecodeSeconds(data: Buffer, init: InitSegment): number | undefined {
+  let earliest: number | undefined;
+  let at = 0;
+  while (at + 8 <= data.length) {
+    const end = boxEnd(data, at, data.length);
+    if (data.readUInt32BE(at + 4) === MOOF) {
+      for (let traf = at + headerBytes(data, at); traf + 8 <= end; ) {
+        const trafEnd = boxEnd(data, traf, end);
+        if (data.readUInt32BE(traf + 4) === TRAF) {
+          let timescale: number | undefined;
+          for (let child = traf + headerBytes(data, traf); child + 8 <= trafEnd; ) {
+            const childEnd = boxEnd(data, child, trafEnd);
+            const type = data.readUInt32BE(child + 4);
+            const body = child + headerBytes(data, child);
+            if (type === TFHD && body + 8 <= childEnd) {
+              const trackId = data.readUInt32BE(body + 4);
+              timescale = init.tracks.find((t) => t.trackId === trackId)?.timescale;
+            } else if (type === TFDT && timescale !== undefined && timescale > 0 && body + 8 <= childEnd) {
+              const ticks = data[body] === 1 && body + 12 <= childEnd ? data.readUInt32BE(body + 4) * 0x100000000 + data.readUInt32BE(body + 8) : data.readUInt32BE(body + 4);
+              const seconds = ticks / timescale;
+              if (earliest === undefined || seconds < earliest) earliest = seconds;
+            }
+            child = childEnd;
+          }
+        }
+        traf = trafEnd;
+      }
+      return earliest;
+    }
+    at = end;
+  }
+  return earliest;
 }
 
 /**

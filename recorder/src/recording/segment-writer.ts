@@ -215,7 +215,7 @@ export class SegmentWriter {
       firstDecodeTime: fragment.decodeTime,
       mediaEnd: fragment.decodeTime,
       openedAt: receivedAt,
-      offsets: trackOffsetsFor(init, fragment.decodeTime),
+      offsets: trackOffsetsFor(init, fragment.decodeTime, fragment.data),
       pending: [],
       pendingBytes: 0,
       pendingSince: receivedAt,

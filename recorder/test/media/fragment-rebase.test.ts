@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BoxFormatError } from '../../src/media/box-reader.js';
-import { rebaseFragment } from '../../src/media/fragment-rebase.js';
+import type { InitSegment } from '../../src/media/fmp4-types.js';
+import { rebaseFragment, trackOffsetsFor } from '../../src/media/fragment-rebase.js';
 import { SlabAllocator } from '../../src/media/slab-allocator.js';
 import { box, fullBox, largeBox, u32, u64 } from './box-builder.js';
 
@@ -70,4 +71,17 @@ test('slab allocator: regions from one slab do not overlap; a large request gets
   regions.forEach((r, i) => assert.ok(r.every((x) => x === i), `region ${i} intact`));
   assert.ok(slabs.allocations >= 4);
   assert.throws(() => new SlabAllocator({ slabBytes: 100 }), RangeError);
+});
+
+test('segment offsets: one offset in seconds for all tracks, from the earliest track of the first fragment, so nothing is clamped', () => {
+  const init = { data: Buffer.alloc(0), tracks: [{ trackId: 1, timescale: 90_000 }, { trackId: 2, timescale: 48_000 }] } as unknown as InitSegment;
+  // The keyframe at 10 s carries audio from 9.98 s (it arrived before the picture).
+  const first = Buffer.concat([box('moof', traf(1, 1, 900_000), traf(2, 1, 479_040)), box('mdat')]);
+  const offsets = trackOffsetsFor(init, 10, first);
+  assert.deepEqual([...offsets], [[1, 898_200], [2, 479_040]]);
+  const [, moof] = rebaseFragment(first, offsets) as [Buffer, Buffer];
+  assert.equal(tfdtOf(moof, 2), 0, 'the audio starts the file');
+  assert.equal(tfdtOf(moof, 1), 1800, 'the picture 20 ms later, in sync with it');
+  // Without an earlier track (or without the fragment) the segment's start is the offset.
+  assert.deepEqual([...trackOffsetsFor(init, 10)], [[1, 900_000], [2, 480_000]]);
 });
