@@ -30,36 +30,16 @@ export function trackOffsetsFor(init: InitSegment, startSeconds: number, firstFr
 
 /** The smallest tfdt of a fragment's trafs, in seconds (each by its track's timescale); undefined without any. */
 export function earliestDecodeSeconds(data: Buffer, init: InitSegment): number | undefined {
+  const moof = findMoof(data);
+  if (moof === undefined) return undefined;
   let earliest: number | undefined;
-  let at = 0;
-  while (at + 8 <= data.length) {
-    const end = boxEnd(data, at, data.length);
-    if (data.readUInt32BE(at + 4) === MOOF) {
-      for (let traf = at + headerBytes(data, at); traf + 8 <= end; ) {
-        const trafEnd = boxEnd(data, traf, end);
-        if (data.readUInt32BE(traf + 4) === TRAF) {
-          let timescale: number | undefined;
-          for (let child = traf + headerBytes(data, traf); child + 8 <= trafEnd; ) {
-            const childEnd = boxEnd(data, child, trafEnd);
-            const type = data.readUInt32BE(child + 4);
-            const body = child + headerBytes(data, child);
-            if (type === TFHD && body + 8 <= childEnd) {
-              const trackId = data.readUInt32BE(body + 4);
-              timescale = init.tracks.find((t) => t.trackId === trackId)?.timescale;
-            } else if (type === TFDT && timescale !== undefined && timescale > 0 && body + 8 <= childEnd) {
-              const ticks = data[body] === 1 && body + 12 <= childEnd ? data.readUInt32BE(body + 4) * 0x100000000 + data.readUInt32BE(body + 8) : data.readUInt32BE(body + 4);
-              const seconds = ticks / timescale;
-              if (earliest === undefined || seconds < earliest) earliest = seconds;
-            }
-            child = childEnd;
-          }
-        }
-        traf = trafEnd;
-      }
-      return earliest;
-    }
-    at = end;
-  }
+  forEachTfdt(data, moof.start, moof.end, (trackId, body, end) => {
+    const timescale = init.tracks.find((t) => t.trackId === trackId)?.timescale;
+    if (timescale === undefined || timescale <= 0 || body + 8 > end) return;
+    const ticks = data[body] === 1 && body + 12 <= end ? data.readUInt32BE(body + 4) * 0x100000000 + data.readUInt32BE(body + 8) : data.readUInt32BE(body + 4);
+    const seconds = ticks / timescale;
+    if (earliest === undefined || seconds < earliest) earliest = seconds;
+  });
   return earliest;
 }
 
@@ -74,32 +54,36 @@ export function earliestDecodeSeconds(data: Buffer, init: InitSegment): number |
  */
 export function rebaseFragment(data: Buffer, offsets: TrackOffsets): Buffer[] {
   if (offsets.size === 0) return [data];
-  let at = 0;
-  while (at + 8 <= data.length) {
-    const end = boxEnd(data, at, data.length);
-    if (data.readUInt32BE(at + 4) === MOOF) {
-      const moof = Buffer.allocUnsafe(end - at);
-      data.copy(moof, 0, at, end);
-      patchMoof(moof, offsets);
-      return [data.subarray(0, at), moof, data.subarray(end)];
-    }
-    at = end;
-  }
-  return [data];
+  const box = findMoof(data);
+  if (box === undefined) return [data];
+  const moof = Buffer.allocUnsafe(box.end - box.start);
+  data.copy(moof, 0, box.start, box.end);
+  forEachTfdt(moof, 0, moof.length, (trackId, body, end) => patchTfdt(moof, body, end, offsets.get(trackId) ?? 0));
+  return [data.subarray(0, box.start), moof, data.subarray(box.end)];
 }
 
-/** Patches the tfdt of every traf of the moof box that is all of `moof`. */
-function patchMoof(moof: Buffer, offsets: TrackOffsets): void {
-  for (let traf = headerBytes(moof, 0); traf + 8 <= moof.length; ) {
-    const trafEnd = boxEnd(moof, traf, moof.length);
-    if (moof.readUInt32BE(traf + 4) === TRAF) {
+/** The first top-level moof box of a fragment, if any. */
+function findMoof(data: Buffer): { start: number; end: number } | undefined {
+  for (let at = 0; at + 8 <= data.length; ) {
+    const end = boxEnd(data, at, data.length);
+    if (data.readUInt32BE(at + 4) === MOOF) return { start: at, end };
+    at = end;
+  }
+  return undefined;
+}
+
+/** Calls `visit` for every tfdt of the moof box at buf[start, end), with its traf's track id (from the tfhd before it). */
+function forEachTfdt(buf: Buffer, start: number, end: number, visit: (trackId: number, body: number, end: number) => void): void {
+  for (let traf = start + headerBytes(buf, start); traf + 8 <= end; ) {
+    const trafEnd = boxEnd(buf, traf, end);
+    if (buf.readUInt32BE(traf + 4) === TRAF) {
       let trackId: number | undefined;
-      for (let child = traf + headerBytes(moof, traf); child + 8 <= trafEnd; ) {
-        const childEnd = boxEnd(moof, child, trafEnd);
-        const type = moof.readUInt32BE(child + 4);
-        const body = child + headerBytes(moof, child);
-        if (type === TFHD && body + 8 <= childEnd) trackId = moof.readUInt32BE(body + 4);
-        else if (type === TFDT && trackId !== undefined) patchTfdt(moof, body, childEnd, offsets.get(trackId) ?? 0);
+      for (let child = traf + headerBytes(buf, traf); child + 8 <= trafEnd; ) {
+        const childEnd = boxEnd(buf, child, trafEnd);
+        const type = buf.readUInt32BE(child + 4);
+        const body = child + headerBytes(buf, child);
+        if (type === TFHD && body + 8 <= childEnd) trackId = buf.readUInt32BE(body + 4);
+        else if (type === TFDT && trackId !== undefined) visit(trackId, body, childEnd);
         child = childEnd;
       }
     }
