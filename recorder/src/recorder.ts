@@ -15,6 +15,7 @@ import type { VigilConfig } from './config/schema.js';
 import { CameraFleet } from './fleet/camera-fleet.js';
 import { NativeRunner } from './ingest/native-runner.js';
 import { ReadScheduler } from './rtsp/read-scheduler.js';
+import { WriteScheduler } from './recording/write-scheduler.js';
 import { CameraRuntime, type CameraRuntimeDeps } from './fleet/camera-runtime.js';
 import { buildApp } from './http/app.js';
 import { TokenAuthenticator } from './http/auth.js';
@@ -98,6 +99,8 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
 
   // One for all native sessions: one shared read buffer, every camera's socket read together once per tick.
   const readScheduler = new ReadScheduler({ tickMs: config.ingest_read_tick_ms, idleTickMs: config.ingest_idle_read_tick_ms });
+  // One for all segment writers: every camera's batch goes to the thread pool on the same tick.
+  const writeScheduler = new WriteScheduler();
   const runtimeDeps: CameraRuntimeDeps = {
     recordPath: config.record_path,
     ffmpegPath: config.ffmpeg_path,
@@ -110,6 +113,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     clock,
     onSegmentClosed: segmentClosed,
     recordPathState: recordPath,
+    writeScheduler,
   };
   const fleet = new CameraFleet(registry, (camera) => new CameraRuntime(camera, runtimeDeps), log);
   registry.publish(FILE_SOURCE, camerasFromConfig(config));

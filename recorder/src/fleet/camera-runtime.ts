@@ -9,6 +9,7 @@ import type { OpenSegmentJournal } from '../recording/open-journal.js';
 import type { RecordPathState } from '../recording/record-path-watch.js';
 import { SegmentWriter } from '../recording/segment-writer.js';
 import type { SequenceStore } from '../recording/sequence-store.js';
+import type { WriteScheduler } from '../recording/write-scheduler.js';
 import { StreamHub, type Subscription } from '../stream/stream-hub.js';
 import type { Clock } from '../util/clock.js';
 import type { FleetRuntime } from './camera-fleet.js';
@@ -26,6 +27,8 @@ export interface CameraRuntimeDeps {
   clock?: Clock;
   onSegmentClosed(segment: ClosedSegment): void | Promise<void>;
   recordPathState?: RecordPathState;
+  /** The recorder's one write tick: every camera's batch is written together. */
+  writeScheduler?: WriteScheduler;
 }
 
 /** The recorder's queue may hold this much before it skips to the next keyframe (a disk stalled for seconds). */
@@ -53,6 +56,7 @@ export class CameraRuntime implements FleetRuntime {
       remux: deps.remux,
       onSegmentClosed: deps.onSegmentClosed,
       recordPathState: deps.recordPathState,
+      writeScheduler: deps.writeScheduler,
     });
     this.#recording = this.hub.subscribe({
       kind: 'recording',

@@ -44,6 +44,7 @@ export class NativeRunner implements IngestRunner {
     let settle!: (end: IngestRunEnd) => void;
     const ended = new Promise<IngestRunEnd>((resolve) => {
       settle = (end) => {
+        if (!over) assembler.sendHeld();
         over = true;
         clearInterval(reportTimer);
         resolve(end);
@@ -59,7 +60,7 @@ export class NativeRunner implements IngestRunner {
 
     const assembler = new NativeStreamAssembler(
       { onInit: handlers.onInit, onFragment: handlers.onFragment, onUnsupported: (reason) => end({ detail: { reason }, unsupported: reason }) },
-      { audio: undefined },
+      { audio: undefined, mayHoldPictures: () => !handlers.watchedLive() },
     );
     log.info({ source: redactText(camera.source), ingest: 'native' }, 'ingest started');
     const timeline = new CaptureTimeline();

@@ -1,10 +1,12 @@
-// Turns a camera's access units into the hub's stream: an init segment at the first keyframe, then one fragment per picture.
+// Turns a camera's access units into the hub's stream: an init segment at the first keyframe, then fragments of one
+// picture each while somebody watches live, of up to 200 ms of pictures while nobody does.
 import { buildFragment } from '../media/fmp4-fragment-writer.js';
 import { buildInitSegment } from '../media/fmp4-init-writer.js';
 import type { AacTrackConfig, MuxSample, VideoTrackConfig } from '../media/fmp4-muxer-types.js';
 import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
 import { SlabAllocator } from '../media/slab-allocator.js';
 import type { ParameterSets, VideoAccessUnit } from '../rtp/access-unit.js';
+import { PictureBatch } from './picture-batch.js';
 
 const VIDEO_CLOCK = 90_000;
 /** Assumed picture duration before two pictures have been seen (25 fps). */
@@ -20,6 +22,11 @@ const AAC_FRAME_SAMPLES = 1024;
  */
 const OUT_OF_ORDER_LIMIT = 3;
 const OUT_OF_ORDER_WINDOW = 50;
+/**
+ * While nobody watches live, pictures are held and sent together in fragments of up to this much time (90 kHz): the
+ * recording writes in 200 ms batches anyway, and each fragment costs the same however many pictures it holds.
+ */
+const HELD_TICKS = VIDEO_CLOCK / 5;
 /** Audio waiting for the next picture beyond this many frames is dropped (a camera whose video stopped). */
 const MAX_PENDING_AUDIO = 256;
 
@@ -35,6 +42,11 @@ export interface NativeStreamOptions {
   audio: AacTrackConfig | undefined;
   /** Arrival time source (ms); the wall clock by default. */
   now?: () => number;
+  /**
+   * Whether pictures may be held back and sent up to 200 ms of them in one fragment: nobody watches the camera live.
+   * Asked at every picture; absent means never (one fragment per picture).
+   */
+  mayHoldPictures?: () => boolean;
 }
 
 interface PendingAudio {
@@ -90,11 +102,14 @@ export class NativeStreamAssembler {
   /** The fragments' memory: a few slabs a second rather than a Buffer per picture. */
   readonly #slabs = new SlabAllocator();
   readonly #allocate = (bytes: number): Buffer => this.#slabs.take(bytes);
+  readonly #mayHold: () => boolean;
+  readonly #held = new PictureBatch();
 
   constructor(handlers: NativeStreamHandlers, opts: NativeStreamOptions) {
     this.#handlers = handlers;
     this.#audio = opts.audio;
     this.#now = opts.now ?? Date.now;
+    this.#mayHold = opts.mayHoldPictures ?? (() => false);
   }
 
   /** The AAC track to record along with the video; set before the first picture. */
@@ -115,6 +130,9 @@ export class NativeStreamAssembler {
     if (decode === undefined) return;
     if (this.#awaitKeyframe && !au.keyframe) return;
     this.#awaitKeyframe = false;
+    const hold = this.#mayHold();
+    // A fragment starts at a keyframe (segments and the live view's cache start there), and a viewer gets each picture.
+    if (au.keyframe || !hold) this.sendHeld();
     if (au.keyframe && this.#parameterSets !== undefined && !sameParameterSets(this.#initFor, this.#parameterSets)) {
       this.#publishInit(this.#parameterSets);
     }
@@ -122,11 +140,25 @@ export class NativeStreamAssembler {
       this.#pendingAudio = [];
       return;
     }
-    const video: MuxSample = { parts: au.nalus, duration: this.#pictureTicks, keyframe: au.keyframe };
+    if (hold) {
+      this.#held.add(au.nalus, au.keyframe, decode, wallClockMs);
+      if (decode - (this.#held.firstDecodeTime ?? decode) + this.#pictureTicks >= HELD_TICKS) this.sendHeld();
+      return;
+    }
+    this.#send(decode, [{ parts: au.nalus, duration: this.#pictureTicks, keyframe: au.keyframe }], wallClockMs);
+  }
+
+  /** Sends the pictures held back, if any, as one fragment (also when the stream ends, so none is lost). */
+  sendHeld(): void {
+    const batch = this.#held.take(this.#pictureTicks);
+    if (batch !== undefined) this.#send(batch.baseDecodeTime, batch.samples, batch.wallClockMs);
+  }
+
+  #send(baseDecodeTime: number, samples: MuxSample[], wallClockMs: number | undefined): void {
     const audio = this.#takeAudio();
     const fragment = buildFragment({
       sequenceNumber: ++this.#sequence,
-      video: { baseDecodeTime: decode, samples: [video] },
+      video: { baseDecodeTime, samples },
       ...(audio === undefined ? {} : { audio }),
     }, this.#allocate);
     if (wallClockMs !== undefined) fragment.wallClockMs = wallClockMs;

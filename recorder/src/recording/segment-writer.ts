@@ -14,6 +14,7 @@ import { segmentEnd, stampSegmentEnd } from './segment-end-time.js';
 import type { RecordPathState } from './record-path-watch.js';
 import { segmentRelativePath } from './segment-name.js';
 import type { SequenceStore } from './sequence-store.js';
+import { WriteScheduler, type ScheduledWriter } from './write-scheduler.js';
 
 export interface SegmentWriterOptions {
   cameraId: string;
@@ -29,6 +30,8 @@ export interface SegmentWriterOptions {
   onSegmentClosed(segment: ClosedSegment): void | Promise<void>;
   /** Whether record_path is there (an unmounted disk is not); without it the writer only notices at its next open. */
   recordPathState?: RecordPathState;
+  /** The recorder's one write tick, shared by every camera (default: a tick of this writer's own). */
+  writeScheduler?: WriteScheduler;
   now?: () => number;
 }
 
@@ -41,20 +44,21 @@ interface OpenSegment {
   openedAt: number;
   /** Subtracted from every decode time so the file starts at zero. */
   offsets: TrackOffsets;
-  /** Fragment bytes not written yet: one writev per WRITE_BATCH_MS instead of one write per fragment. */
+  /** Fragment bytes not written yet: one writev per write tick instead of one write per fragment. */
   pending: Buffer[];
   pendingBytes: number;
-  pendingSince: number;
   /** The last write in flight; writes to a file never overlap. */
   writing: Promise<void>;
+  /** Writes handed over and not finished yet. */
+  unfinishedWrites: number;
 }
 
 /**
- * Fragments are written in batches: native ingest makes one fragment per picture (25 a second per camera), and one
- * write each costs about three times the CPU of one vectored write per 200 ms. A crash loses at most the batch, the
- * same as one ffmpeg fragment of 200 ms.
+ * Fragments are written in batches, on the recorder's write tick (WriteScheduler, 200 ms): native ingest makes one
+ * fragment per picture (25 a second per camera), and one write each costs about three times the CPU of one vectored
+ * write per tick. A crash loses at most the batch, the same as one ffmpeg fragment of 200 ms. A batch that reaches
+ * WRITE_BATCH_BYTES (the disk is behind) is written at once, and the recording queue waits for it.
  */
-const WRITE_BATCH_MS = 200;
 const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -67,9 +71,10 @@ function writeAll(fd: number, parts: Buffer[]): Promise<void> {
   });
 }
 
-export class SegmentWriter {
+export class SegmentWriter implements ScheduledWriter {
   readonly #opts: SegmentWriterOptions;
   readonly #now: () => number;
+  readonly #writeScheduler: WriteScheduler;
   #init: InitSegment | undefined;
   #open: OpenSegment | undefined;
   readonly #closing = new Set<Promise<void>>();
@@ -86,6 +91,7 @@ export class SegmentWriter {
   constructor(opts: SegmentWriterOptions) {
     this.#opts = opts;
     this.#now = opts.now ?? Date.now;
+    this.#writeScheduler = opts.writeScheduler ?? new WriteScheduler();
   }
 
   get closedCount(): number {
@@ -121,6 +127,7 @@ export class SegmentWriter {
 
   /** Closes the open segment and waits until every close (fsync, remux) has finished. */
   async close(): Promise<void> {
+    this.#writeScheduler.forget(this);
     this.#closeOpen();
     this.#giveUp();
     while (this.#closing.size > 0) await Promise.all([...this.#closing]);
@@ -130,7 +137,7 @@ export class SegmentWriter {
     if (!this.#mayWrite()) return undefined;
     const seg = this.#open;
     if (seg === undefined || (fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt))) return this.#rollOver(fragment, receivedAt);
-    return this.#append(seg, fragment, receivedAt);
+    return this.#append(seg, fragment);
   }
 
   /** Starts the next file with this keyframe, after the full one. */
@@ -147,18 +154,30 @@ export class SegmentWriter {
     }
     if (next === undefined) return;
     this.#open = next;
-    await this.#append(next, fragment, receivedAt);
+    await this.#append(next, fragment);
   }
 
-  /** Adds the fragment to the batch; returns the write when the batch is due. */
-  #append(seg: OpenSegment, fragment: MediaFragment, receivedAt: number): Promise<void> | undefined {
-    if (seg.pending.length === 0) seg.pendingSince = receivedAt;
+  /** Adds the fragment to the batch, written at the next write tick; returns the write when the batch is full. */
+  #append(seg: OpenSegment, fragment: MediaFragment): Promise<void> | undefined {
+    if (seg.pending.length === 0) this.#writeScheduler.writeWaiting(this);
     for (const part of rebaseFragment(fragment.data, seg.offsets)) seg.pending.push(part);
     seg.pendingBytes += fragment.data.length;
     seg.info.size += fragment.data.length;
     if (Number.isFinite(fragment.decodeTime)) seg.mediaEnd = fragment.decodeTime + fragment.duration;
-    if (receivedAt - seg.pendingSince >= WRITE_BATCH_MS || seg.pendingBytes >= WRITE_BATCH_BYTES) return this.#flush(seg);
+    if (seg.pendingBytes >= WRITE_BATCH_BYTES) return this.#flush(seg);
     return undefined;
+  }
+
+  /** The write tick: the open segment's batch goes to the disk, unless the previous write is still going on. */
+  writeDue(): void {
+    const seg = this.#open;
+    if (seg === undefined || seg.pending.length === 0) return;
+    if (seg.unfinishedWrites > 0) {
+      // The disk is behind: the batch grows until the next tick (or until it is full, when the queue waits for it).
+      this.#writeScheduler.writeWaiting(this);
+      return;
+    }
+    this.#flush(seg).catch((err: unknown) => this.#opts.log.error({ filename: seg.info.filename, err: String(err) }, 'segment write failed'));
   }
 
   /**
@@ -218,7 +237,7 @@ export class SegmentWriter {
       offsets: trackOffsetsFor(init, fragment.decodeTime, fragment.data),
       pending: [],
       pendingBytes: 0,
-      pendingSince: receivedAt,
+      unfinishedWrites: 0,
       writing: Promise.resolve(),
     };
     this.#opts.log.debug({ filename }, 'segment opened');
@@ -234,8 +253,10 @@ export class SegmentWriter {
     const parts = seg.pending;
     seg.pending = [];
     seg.pendingBytes = 0;
-    seg.writing = seg.writing.then(async () => {
-      if (parts.length > 0) await writeAll(seg.handle.fd, parts);
+    if (parts.length === 0) return seg.writing;
+    seg.unfinishedWrites++;
+    seg.writing = seg.writing.then(() => writeAll(seg.handle.fd, parts)).finally(() => {
+      seg.unfinishedWrites--;
     });
     return seg.writing;
   }

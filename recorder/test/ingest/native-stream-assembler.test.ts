@@ -87,3 +87,38 @@ test('a jump of the camera clock is a discontinuity: decode times go on by one p
   assembler.pushVideo(picture(false, 3600 + 90_000 * 3600), 3600 + 90_000 * 3600, undefined);
   assert.deepEqual(fragments.map((f) => Math.round(f.decodeTime * 90_000)), [0, 3600, 7200]);
 });
+
+test('while nobody watches, pictures go out up to 200 ms per fragment, starting at keyframes; a viewer gets each picture again', () => {
+  const out: MediaFragment[] = [];
+  let watched = false;
+  const assembler = new NativeStreamAssembler(
+    { onInit: () => undefined, onFragment: (f) => out.push(f), onUnsupported: (r) => assert.fail(r) },
+    { audio: undefined, now: () => 0, mayHoldPictures: () => !watched },
+  );
+  assembler.setParameterSets(sets);
+  const push = (n: number, keyframe: boolean, wallClockMs?: number): void => {
+    // Like a depacketizer's scratch memory: the NAL unit's bytes are overwritten once the picture was handed over.
+    const slice = Buffer.from([keyframe ? 0x65 : 0x41, 0x88, 0xa0 + n, 0x00, 0x33]);
+    assembler.pushVideo({ ...picture(keyframe, n * 3600), nalus: [slice] }, n * 3600, wallClockMs);
+    slice.fill(0xee);
+  };
+  push(0, true, 1_700_000_000_000);
+  for (let n = 1; n <= 6; n++) push(n, false);
+  push(7, true);
+  assert.deepEqual(out.map((f) => [f.keyframe, Math.round(f.decodeTime * 90_000), f.sampleCount]), [[true, 0, 5], [false, 18_000, 2]],
+    'five pictures (200 ms at 25 fps), then the two before the next keyframe; the keyframe is held for the next fragment');
+  assert.equal(out[0]?.wallClockMs, 1_700_000_000_000, 'a held fragment is named by its first picture');
+  assert.equal(out[0]?.duration, 0.2);
+  for (let n = 0; n <= 6; n++) assert.ok(out[n < 5 ? 0 : 1]?.data.includes(Buffer.from([0x88, 0xa0 + n, 0x00, 0x33])), `picture ${n}'s bytes were copied before its memory was reused`);
+  watched = true;
+  push(8, false);
+  assert.deepEqual(out.slice(2).map((f) => [f.keyframe, Math.round(f.decodeTime * 90_000), f.sampleCount]), [[true, 25_200, 1], [false, 28_800, 1]],
+    'once watched, the held keyframe goes out, then one fragment per picture');
+  watched = false;
+  push(9, false);
+  assert.equal(out.length, 4, 'held again');
+  assembler.sendHeld();
+  assert.deepEqual(out.slice(4).map((f) => [Math.round(f.decodeTime * 90_000), f.sampleCount]), [[32_400, 1]], 'the end of the stream sends what was held');
+  assembler.sendHeld();
+  assert.equal(out.length, 5, 'nothing twice');
+});

@@ -1,0 +1,72 @@
+// Pictures held back for one multi-picture fragment: copies of their NAL units in one buffer reused batch after batch.
+import type { MuxSample } from '../media/fmp4-muxer-types.js';
+
+const INITIAL_BYTES = 64 * 1024;
+
+interface HeldPicture {
+  parts: Buffer[];
+  decodeTime: number;
+  keyframe: boolean;
+}
+
+export interface TakenBatch {
+  /** The first picture's decode time (90 kHz). */
+  baseDecodeTime: number;
+  /** Valid until the next add(): build the fragment from them at once. */
+  samples: MuxSample[];
+  /** When the first picture is to be named by (ms since the epoch), if known. */
+  wallClockMs: number | undefined;
+}
+
+/**
+ * A depacketizer's NAL units are views of its scratch memory, valid only while it hands the picture over; a picture
+ * held for a later fragment is copied here. The buffer is reused from its start after every take(), so holding costs
+ * no allocation once it has grown to a batch's size.
+ */
+export class PictureBatch {
+  #buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
+  #used = 0;
+  #pictures: HeldPicture[] = [];
+  #wallClockMs: number | undefined;
+
+  get size(): number {
+    return this.#pictures.length;
+  }
+
+  /** The first held picture's decode time, or undefined when empty. */
+  get firstDecodeTime(): number | undefined {
+    return this.#pictures[0]?.decodeTime;
+  }
+
+  add(nalus: readonly Buffer[], keyframe: boolean, decodeTime: number, wallClockMs: number | undefined): void {
+    if (this.#pictures.length === 0) this.#wallClockMs = wallClockMs;
+    let bytes = 0;
+    for (const nalu of nalus) bytes += nalu.length;
+    if (this.#used + bytes > this.#buffer.length) {
+      // Views of the old buffer stay valid; the new one is used from here on and reused after the next take().
+      this.#buffer = Buffer.allocUnsafeSlow(Math.max(this.#buffer.length * 2, bytes));
+      this.#used = 0;
+    }
+    const parts: Buffer[] = [];
+    for (const nalu of nalus) {
+      nalu.copy(this.#buffer, this.#used);
+      parts.push(this.#buffer.subarray(this.#used, this.#used + nalu.length));
+      this.#used += nalu.length;
+    }
+    this.#pictures.push({ parts, decodeTime, keyframe });
+  }
+
+  /** Empties the batch. Each picture lasts until the next one; the last lasts `lastDuration` (90 kHz). */
+  take(lastDuration: number): TakenBatch | undefined {
+    const pictures = this.#pictures;
+    const first = pictures[0];
+    if (first === undefined) return undefined;
+    this.#pictures = [];
+    this.#used = 0;
+    const samples = pictures.map((picture, i): MuxSample => {
+      const next = pictures[i + 1];
+      return { parts: picture.parts, duration: next === undefined ? lastDuration : next.decodeTime - picture.decodeTime, keyframe: picture.keyframe };
+    });
+    return { baseDecodeTime: first.decodeTime, samples, wallClockMs: this.#wallClockMs };
+  }
+}
