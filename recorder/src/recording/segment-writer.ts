@@ -111,7 +111,7 @@ export class SegmentWriter implements ScheduledWriter {
 
   /**
    * The hub subscriber's handler: items arrive one at a time, in order. A fragment that only joins the batch is
-   * handled synchronously (no promise); opening a file, a due batch write and the stream's start or end return one.
+   * handled synchronously (no promise); opening a file, a full batch's write and the stream's start or end return one.
    */
   handle(item: StreamItem): Promise<void> | void {
     if (item.type === 'fragment') return this.#write(item.fragment, item.receivedAt);

@@ -76,8 +76,13 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
   const cameras = Object.fromEntries(await Promise.all(Object.entries(specs).map(async ([id, o]) => [id, await startRtspCamera(o)] as const)));
   t.after(() => Promise.all(Object.values(cameras).map((c) => c.stop())));
   const source = (id: string): string => (specs[id]?.auth ?? 'none') === 'none' ? (cameras[id]?.url as string) : (cameras[id]?.urlWithCredentials() as string);
-  // The same two cameras read by ffmpeg too: what native writes must be what ffmpeg writes.
+  // The same two cameras read by ffmpeg too: what native writes must be what ffmpeg writes. Each twin reads a camera
+  // of its own with the same settings: GStreamer's RTSP server, serving one shared stream with audio to two clients,
+  // deadlocked now and then on the second client's PLAY (both clients then saw no answer to anything, in 2 of ~10
+  // CI runs) — a fault of the test camera, not of either ingest path.
   const twins = ['h264-high-aac', 'h265'];
+  const twinCameras = Object.fromEntries(await Promise.all(twins.map(async (id) => [id, await startRtspCamera(specs[id] as RtspCameraOptions)] as const)));
+  t.after(() => Promise.all(Object.values(twinCameras).map((c) => c.stop())));
   const rec = await startRecorderProcess({
     dir,
     config: {
@@ -86,7 +91,7 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
       record: { segment_seconds: SEGMENT_SECONDS },
       cameras: [
         ...Object.keys(specs).map((id) => ({ id, source: source(id), ...(udp.has(id) ? { rtsp_transport: 'udp' } : {}) })),
-        ...twins.map((id) => ({ id: `${id}-ffmpeg`, source: source(id), ingest: 'ffmpeg' })),
+        ...twins.map((id) => ({ id: `${id}-ffmpeg`, source: twinCameras[id]?.url as string, ingest: 'ffmpeg' })),
       ],
     },
   });
