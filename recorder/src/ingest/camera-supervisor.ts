@@ -149,6 +149,8 @@ export class CameraSupervisor {
     });
     this.#run = run;
     this.#running = true;
+    // A viewer who arrives gets the cached GOP up to the newest picture, not up to the last held-back batch.
+    hub.beforeLiveJoin(() => run.sendHeld?.());
     const stallMs = stallSeconds * 1000;
     const watchdog = clock.setInterval(() => {
       if (!stalled && clock.now() - lastDataAt > stallMs) {

@@ -29,6 +29,8 @@ export interface IngestRun {
   readonly ended: Promise<IngestRunEnd>;
   /** Ends the run; resolves when `ended` has. */
   stop(): Promise<void>;
+  /** Sends at once any pictures held back for a later fragment (native ingest while nobody watches). */
+  sendHeld?(): void;
 }
 
 /** Starts runs of one ingest path for one camera; keeps what one run learns for the next (e.g. audio refused). */

@@ -128,6 +128,9 @@ export class NativeRunner implements IngestRunner {
         end({ detail: {} });
         await ended;
       },
+      sendHeld: () => {
+        if (!over) assembler.sendHeld();
+      },
     };
   }
 

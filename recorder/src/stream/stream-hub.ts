@@ -23,6 +23,7 @@ export class StreamHub {
   #fragments = 0;
   #bytes = 0;
   #liveViewers = 0;
+  #beforeLiveJoin: (() => void) | undefined;
   /** Drops counted for subscribers that have since gone, by kind. */
   readonly #retiredDrops = { recording: 0, live: 0 };
 
@@ -57,11 +58,23 @@ export class StreamHub {
     return { fragments: this.#fragments, bytes: this.#bytes, dropped, viewers };
   }
 
+  /**
+   * Called when a live subscriber arrives, before it is given the cache: the producer publishes what it holds back
+   * (native ingest groups pictures while nobody watches), so the new viewer starts at the newest picture.
+   */
+  beforeLiveJoin(hook: (() => void) | undefined): void {
+    this.#beforeLiveJoin = hook;
+  }
+
   /** A new subscriber first gets the init segment and the fragments since the last keyframe. */
   subscribe(opts: SubscriberOptions): Subscription {
     const queue = new SubscriberQueue(opts);
+    if (queue.kind === 'live') {
+      this.#liveViewers++;
+      // Before the queue joins: what the hook publishes reaches the new viewer through the cache, in order.
+      this.#beforeLiveJoin?.();
+    }
     this.#subscribers.add(queue);
-    if (queue.kind === 'live') this.#liveViewers++;
     if (this.#streaming && this.#init !== undefined) {
       queue.offer({ type: 'init', init: this.#init });
       for (const fragment of this.#gop) queue.offer({ type: 'fragment', fragment, receivedAt: this.now() });

@@ -59,3 +59,25 @@ test('end reaches subscribers once, and a stopped hub offers no init to joiners'
   await b.sub.drained();
   assert.equal(b.items.length, 0);
 });
+
+test('a live viewer arriving makes the producer publish what it holds back first: the viewer gets it once, in order; the recording does not trigger it', async () => {
+  const hub = new StreamHub('cam');
+  let held: number[] = [];
+  let hookCalls = 0;
+  hub.beforeLiveJoin(() => {
+    hookCalls++;
+    for (const n of held) hub.publishFragment(fakeFragment(n, false));
+    held = [];
+  });
+  hub.publishInit(fakeInit());
+  hub.publishFragment(fakeFragment(0, true));
+  held = [1, 2];
+  hub.subscribe({ kind: 'recording', maxQueuedBytes: 1e9, handle: () => undefined });
+  assert.equal(hookCalls, 0, 'the recording does not care about held pictures');
+  const { items, sub } = collect(hub);
+  assert.equal(hookCalls, 1);
+  assert.equal(hub.liveViewers, 1);
+  hub.publishFragment(fakeFragment(3, false));
+  await sub.drained();
+  assert.deepEqual(items.flatMap((i) => (i.type === 'fragment' ? [i.fragment.sequenceNumber] : [])), [0, 1, 2, 3]);
+});
