@@ -141,7 +141,11 @@ export class NativeStreamAssembler {
       return;
     }
     if (hold) {
-      this.#held.add(au.nalus, au.keyframe, decode, wallClockMs);
+      if (!this.#held.add(au.nalus, au.keyframe, decode, wallClockMs)) {
+        // It does not fit beside the pictures held: they go first, and the buffer stays the size of one picture.
+        this.sendHeld();
+        this.#held.add(au.nalus, au.keyframe, decode, wallClockMs);
+      }
       if (decode - (this.#held.firstDecodeTime ?? decode) + this.#pictureTicks >= HELD_TICKS) this.sendHeld();
       return;
     }

@@ -21,7 +21,7 @@ export interface TakenBatch {
 /**
  * A depacketizer's NAL units are views of its scratch memory, valid only while it hands the picture over; a picture
  * held for a later fragment is copied here. The buffer is reused from its start after every take(), so holding costs
- * no allocation once it has grown to a batch's size.
+ * no allocation once it has grown to the largest picture's size.
  */
 export class PictureBatch {
   #buffer = Buffer.allocUnsafeSlow(INITIAL_BYTES);
@@ -38,15 +38,20 @@ export class PictureBatch {
     return this.#pictures[0]?.decodeTime;
   }
 
-  add(nalus: readonly Buffer[], keyframe: boolean, decodeTime: number, wallClockMs: number | undefined): void {
-    if (this.#pictures.length === 0) this.#wallClockMs = wallClockMs;
+  /**
+   * Holds a copy of the picture; false (nothing held) when it does not fit beside the pictures already held: send those
+   * first. The buffer grows only for a picture bigger than it on its own, so it stays the size of the largest picture
+   * (or INITIAL_BYTES) rather than of a whole batch.
+   */
+  add(nalus: readonly Buffer[], keyframe: boolean, decodeTime: number, wallClockMs: number | undefined): boolean {
     let bytes = 0;
     for (const nalu of nalus) bytes += nalu.length;
     if (this.#used + bytes > this.#buffer.length) {
-      // Views of the old buffer stay valid; the new one is used from here on and reused after the next take().
+      if (this.#pictures.length > 0) return false;
       this.#buffer = Buffer.allocUnsafeSlow(Math.max(this.#buffer.length * 2, bytes));
       this.#used = 0;
     }
+    if (this.#pictures.length === 0) this.#wallClockMs = wallClockMs;
     const parts: Buffer[] = [];
     for (const nalu of nalus) {
       nalu.copy(this.#buffer, this.#used);
@@ -54,6 +59,7 @@ export class PictureBatch {
       this.#used += nalu.length;
     }
     this.#pictures.push({ parts, decodeTime, keyframe });
+    return true;
   }
 
   /** Empties the batch. Each picture lasts until the next one; the last lasts `lastDuration` (90 kHz). */

@@ -122,3 +122,26 @@ test('while nobody watches, pictures go out up to 200 ms per fragment, starting 
   assembler.sendHeld();
   assert.equal(out.length, 5, 'nothing twice');
 });
+
+test('held pictures that would outgrow the hold buffer go out early: its memory stays the size of the largest picture', () => {
+  const out: MediaFragment[] = [];
+  const assembler = new NativeStreamAssembler(
+    { onInit: () => undefined, onFragment: (f) => out.push(f), onUnsupported: (r) => assert.fail(r) },
+    { audio: undefined, now: () => 0, mayHoldPictures: () => true },
+  );
+  assembler.setParameterSets(sets);
+  const big = (n: number, keyframe: boolean, bytes: number): VideoAccessUnit => {
+    const slice = Buffer.alloc(bytes, n);
+    slice[0] = keyframe ? 0x65 : 0x41;
+    return { ...picture(keyframe, n * 3600), nalus: [slice], bytes };
+  };
+  assembler.pushVideo(big(0, true, 40_000), 0, undefined);
+  assembler.pushVideo(big(1, false, 30_000), 3600, undefined);
+  assembler.pushVideo(big(2, false, 200_000), 7200, undefined);
+  assembler.pushVideo(big(3, false, 1_000), 10_800, undefined);
+  assembler.sendHeld();
+  assert.deepEqual(out.map((f) => f.sampleCount), [1, 1, 1, 1],
+    'the keyframe alone (picture 1 did not fit beside it), picture 1 alone (picture 2 is bigger than the buffer, which grows to it), picture 2 alone (it fills the buffer), then 3');
+  assert.deepEqual(out.map((f) => Math.round(f.decodeTime * 90_000)), [0, 3600, 7200, 10_800]);
+  assert.ok(out[2]?.data.includes(Buffer.alloc(64, 2)) && out[3]?.data.includes(Buffer.alloc(64, 3)), 'the big picture and the one after it were both kept whole');
+});
