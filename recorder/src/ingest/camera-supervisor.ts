@@ -88,6 +88,8 @@ export class CameraSupervisor {
     this.#stopping = true;
     this.#wake?.();
     const run = this.#run;
+    // Pictures held back for a later fragment reach the recording before the stream ends.
+    if (this.#running) run?.sendHeld?.();
     this.#opts.hub.end('stopped');
     if (run !== undefined) await run.stop();
     await this.#loop;
@@ -156,6 +158,7 @@ export class CameraSupervisor {
       if (!stalled && clock.now() - lastDataAt > stallMs) {
         stalled = true;
         this.counters.stalls++;
+        run.sendHeld?.();
         hub.end('stalled');
         void run.stop();
       }

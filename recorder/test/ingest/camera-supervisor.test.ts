@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CameraSupervisor } from '../../src/ingest/camera-supervisor.js';
 import { FfmpegRunner } from '../../src/ingest/ffmpeg-runner.js';
+import type { IngestRunEnd, IngestRunner } from '../../src/ingest/ingest-run.js';
 import { StreamHub } from '../../src/stream/stream-hub.js';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { waitUntil } from '@vigil/testing/processes';
@@ -45,4 +46,45 @@ test('a camera that stops sending is declared silent only when the clock passes 
   await clock.advanceAsync(1000, 100);
   await waitUntil(async () => (await startCount()) === 2, 10_000, 'restarted after the 1 s backoff');
   assert.equal(supervisor.counters.restarts, 1);
+});
+
+test('pictures a run holds back reach the stream before it ends, when the camera goes silent and when the recorder stops', async (t) => {
+  const { fakeFragment, fakeInit } = await import('../stream/fragments.js');
+  const clock = new ManualClock();
+  const hub = new StreamHub('held');
+  const seen: string[] = [];
+  hub.subscribe({ kind: 'recording', maxQueuedBytes: 1e9, handle: (item) => void seen.push(item.type === 'fragment' ? `f${item.fragment.sequenceNumber}` : item.type) });
+  let next = 0;
+  const runner: IngestRunner = {
+    path: 'native',
+    start(handlers) {
+      let over!: (end: IngestRunEnd) => void;
+      const ended = new Promise<IngestRunEnd>((resolve) => (over = resolve));
+      handlers.onActivity();
+      handlers.onInit(fakeInit());
+      handlers.onFragment(fakeFragment(next++, true));
+      let held = true;
+      return {
+        pid: undefined,
+        ended,
+        stop: async () => over({ detail: {} }),
+        sendHeld: () => {
+          if (held) handlers.onFragment(fakeFragment(next++, false));
+          held = false;
+        },
+      };
+    },
+  };
+  const camera = configCamera({ id: 'held', source: 'rtsp://127.0.0.1:9/held' });
+  const supervisor = new CameraSupervisor({ camera, hub, log: testLogger().log, runner: () => runner, stallSeconds: 5, clock });
+  supervisor.start();
+  t.after(() => supervisor.stop());
+  await waitUntil(() => seen.length >= 2, 5_000, 'the first run streams');
+  clock.advance(6100);
+  await waitUntil(() => seen.includes('end'), 5_000, 'the silent camera ends the stream');
+  assert.deepEqual(seen, ['init', 'f0', 'f1', 'end'], 'the held picture went out before the end');
+  await clock.advanceAsync(1000, 100);
+  await waitUntil(() => seen.length >= 6, 5_000, 'restarted');
+  await supervisor.stop();
+  assert.deepEqual(seen.slice(4), ['init', 'f2', 'f3', 'end'], 'and again at stop');
 });
