@@ -159,7 +159,9 @@ export class NativeStreamAssembler {
   }
 
   #send(baseDecodeTime: number, samples: MuxSample[], wallClockMs: number | undefined): void {
-    const audio = this.#takeAudio();
+    let videoEnd = baseDecodeTime;
+    for (const sample of samples) videoEnd += sample.duration;
+    const audio = this.#takeAudio(videoEnd);
     const fragment = buildFragment({
       sequenceNumber: ++this.#sequence,
       video: { baseDecodeTime, samples },
@@ -223,16 +225,25 @@ export class NativeStreamAssembler {
     this.#handlers.onInit(init);
   }
 
-  #takeAudio(): { baseDecodeTime: number; samples: MuxSample[] } | undefined {
+  /**
+   * The audio frames that play before the video's end (`videoEnd`, 90 kHz): a fragment's audio follows its pictures'
+   * times, not when the frames arrived, so a file holds as much audio as video even when the camera sends its audio
+   * ahead of its video by a varying amount (an encoder falling behind under load). Later frames wait for the next one.
+   */
+  #takeAudio(videoEnd: number): { baseDecodeTime: number; samples: MuxSample[] } | undefined {
     const pending = this.#pendingAudio;
-    const first = pending[0];
-    if (first === undefined) return undefined;
-    this.#pendingAudio = [];
-    const samples: MuxSample[] = pending.map((frame, i) => {
+    if (this.#audio === undefined || pending.length === 0) return undefined;
+    const limit = (videoEnd / VIDEO_CLOCK) * this.#audio.sampleRate;
+    let count = 0;
+    while (count < pending.length && (pending[count] as PendingAudio).decodeTime < limit) count++;
+    if (count === 0) return undefined;
+    const taken = pending.slice(0, count);
+    this.#pendingAudio = pending.slice(count);
+    const samples: MuxSample[] = taken.map((frame, i) => {
       const next = pending[i + 1];
       const gap = next === undefined ? AAC_FRAME_SAMPLES : next.decodeTime - frame.decodeTime;
       return { parts: [frame.data], duration: gap > 0 && gap < AAC_FRAME_SAMPLES * 4 ? gap : AAC_FRAME_SAMPLES };
     });
-    return { baseDecodeTime: first.decodeTime, samples };
+    return { baseDecodeTime: (taken[0] as PendingAudio).decodeTime, samples };
   }
 }

@@ -145,3 +145,23 @@ test('held pictures that would outgrow the hold buffer go out early: its memory 
   assert.deepEqual(out.map((f) => Math.round(f.decodeTime * 90_000)), [0, 3600, 7200, 10_800]);
   assert.ok(out[2]?.data.includes(Buffer.alloc(64, 2)) && out[3]?.data.includes(Buffer.alloc(64, 3)), 'the big picture and the one after it were both kept whole');
 });
+
+test('audio that arrives ahead of the video waits for the fragment whose pictures reach its time', () => {
+  const out: MediaFragment[] = [];
+  const assembler = new NativeStreamAssembler(
+    { onInit: () => undefined, onFragment: (f) => out.push(f), onUnsupported: (r) => assert.fail(r) },
+    { audio: undefined, now: () => 0 },
+  );
+  assembler.setAudio({ codec: 'aac', audioSpecificConfig: Buffer.from([0x11, 0x88]), sampleRate: 48_000, channels: 1 });
+  assembler.setParameterSets(sets);
+  const frame = (n: number): Buffer => Buffer.from([0xfa, 0xce, 0x0a, n]);
+  assembler.pushVideo(picture(true, 0), 0, undefined);
+  // Ten AAC frames (1024 samples each, 21.3 ms): 213 ms of audio, sent before the camera's next picture.
+  for (let n = 0; n < 10; n++) assembler.pushAudio(frame(n), n * 1024);
+  assembler.pushVideo(picture(false, 3600), 3600, undefined);
+  assembler.pushVideo(picture(false, 7200), 7200, undefined);
+  const framesIn = (f: MediaFragment | undefined): number[] => [...Array(10).keys()].filter((n) => f?.data.includes(frame(n)) === true);
+  // Picture 1 plays 40–80 ms: frames starting before 80 ms (0, 21, 43, 64 ms); picture 2 (80–120 ms) the next two.
+  assert.deepEqual(framesIn(out[1]), [0, 1, 2, 3]);
+  assert.deepEqual(framesIn(out[2]), [4, 5]);
+});
