@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Camera, IngestPath } from '../cameras/camera.js';
 import type { StreamHub } from '../stream/stream-hub.js';
+import type { StreamEndReason } from '../stream/stream-item.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { Backoff } from './backoff.js';
 import { sourceKind } from './ffmpeg-args.js';
@@ -158,19 +159,24 @@ export class CameraSupervisor {
       if (!stalled && clock.now() - lastDataAt > stallMs) {
         stalled = true;
         this.counters.stalls++;
-        run.sendHeld?.();
-        hub.end('stalled');
+        this.#endStream(run, 'stalled');
         void run.stop();
       }
     }, Math.min(1000, Math.max(100, stallMs / 4)));
     try {
       const end = await run.ended;
       this.#running = false;
-      hub.end(stalled ? 'stalled' : this.#stopping ? 'stopped' : 'exited');
+      this.#endStream(run, stalled ? 'stalled' : this.#stopping ? 'stopped' : 'exited');
       return { stalled, firstDataAt, end };
     } finally {
       clock.clearInterval(watchdog);
     }
+  }
+
+  /** Ends the hub's stream; pictures the run holds back for a later fragment reach the recording first. */
+  #endStream(run: IngestRun, reason: StreamEndReason): void {
+    run.sendHeld?.();
+    this.#opts.hub.end(reason);
   }
 
   #sleep(ms: number): Promise<void> {

@@ -24,7 +24,6 @@ export interface NativeRunnerOptions {
   receiverReportMs?: number;
 }
 
-
 export class NativeRunner implements IngestRunner {
   readonly path = 'native' as const;
   readonly #opts: NativeRunnerOptions;
@@ -44,7 +43,6 @@ export class NativeRunner implements IngestRunner {
     let settle!: (end: IngestRunEnd) => void;
     const ended = new Promise<IngestRunEnd>((resolve) => {
       settle = (end) => {
-        if (!over) assembler.sendHeld();
         over = true;
         clearInterval(reportTimer);
         resolve(end);
@@ -128,9 +126,7 @@ export class NativeRunner implements IngestRunner {
         end({ detail: {} });
         await ended;
       },
-      sendHeld: () => {
-        if (!over) assembler.sendHeld();
-      },
+      sendHeld: () => assembler.sendHeld(),
     };
   }
 
@@ -140,9 +136,8 @@ export class NativeRunner implements IngestRunner {
 
   #onVideo(au: VideoAccessUnit, depacketizer: VideoDepacketizer, clock: RtpClock, timeline: CaptureTimeline, assembler: NativeStreamAssembler): void {
     const ticks = clock.extend(au.rtpTimestamp);
-    const steps = timeline.steps;
     const named = timeline.timeOf(clock.wallClockMs(ticks), au.receivedAt);
-    if (timeline.steps !== steps && !this.#clockStepLogged) {
+    if (timeline.steps > 0 && !this.#clockStepLogged) {
       this.#clockStepLogged = true;
       this.#opts.log.warn('the camera clock stepped by more than 2 s; segment times follow it from here');
     }
