@@ -5,7 +5,7 @@
 import { existsSync, openSync, closeSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { join, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCameras } from './lib/cameras.js';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopAll, stopTracked } from './lib/lifecycle.js';
@@ -14,7 +14,7 @@ import { descendants, readMachineTicks, WindowSampler } from './lib/proc.js';
 export const description =
   'recorder with native ingest / with ffmpeg per camera vs plain `ffmpeg -c copy -f segment`: CPU and memory for 1, 10, 50, 100 GStreamer cameras (720p, 2 Mbps H.264)';
 
-/** What can be measured: `--subjects` picks among these (vigil-flags also needs --recorder-node-args). */
+/** What can be measured: `--subjects` picks among these (vigil-flags also needs --recorder-node-args or --recorder-bin). */
 export const subjects = ['native', 'vigil-ffmpeg', 'baseline', 'vigil-flags'];
 const DEFAULT_SUBJECTS = ['native', 'vigil-ffmpeg', 'baseline'];
 /** The recorder subjects and the `ingest` their config sets. */
@@ -56,6 +56,7 @@ export const defaults = {
   perServer: 25, // mount points per GStreamer server process
   cpuProf: undefined, // directory: run the recorder under `node --cpu-prof` (its numbers are then not comparable)
   recorderNodeArgs: undefined, // string: also measure "vigil-flags", the recorder (native ingest) under `node ARGS`
+  recorderBin: undefined, // path: "vigil-flags" runs this recorder script (another checkout's build) instead of this one's
   keep: false, // keep the temp dir (recordings, logs)
 };
 
@@ -215,7 +216,7 @@ function fileSize(file) {
   }
 }
 
-async function runVigil({ count, kbps, urls, cameraPids, dir, opts, freePort, ingest, nodeFlags = [] }) {
+async function runVigil({ count, kbps, urls, cameraPids, dir, opts, freePort, ingest, nodeFlags = [], recorderBin = RECORDER_BIN }) {
   const recDir = join(dir, 'rec');
   const confDir = join(dir, 'conf.d');
   await mkdir(confDir, { recursive: true });
@@ -239,7 +240,7 @@ async function runVigil({ count, kbps, urls, cameraPids, dir, opts, freePort, in
     await mkdir(opts.cpuProf, { recursive: true });
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', opts.cpuProf, '--cpu-prof-name', `recorder-${count}cams-${Date.now()}.cpuprofile`);
   }
-  const child = spawnTracked(process.execPath, [...nodeArgs, RECORDER_BIN, '--config', configFile, '--conf-dir', confDir], {
+  const child = spawnTracked(process.execPath, [...nodeArgs, recorderBin, '--config', configFile, '--conf-dir', confDir], {
     stdio: ['ignore', logFd, logFd],
     name: 'vigil-recorder',
   });
@@ -341,8 +342,9 @@ export function chooseSubjects(opts) {
   const flags = splitArgs(opts.recorderNodeArgs);
   let chosen = opts.subjects === undefined ? [...DEFAULT_SUBJECTS] : opts.subjects.filter((s) => subjects.includes(s));
   if (opts.subjects !== undefined && chosen.length === 0) return [];
-  if (chosen.includes('vigil-flags') && flags.length === 0) throw new Error('subject vigil-flags needs --recorder-node-args "ARGS"');
-  if (flags.length > 0 && !chosen.includes('vigil-flags')) chosen = [...chosen, 'vigil-flags'];
+  const other = flags.length > 0 || opts.recorderBin !== undefined;
+  if (chosen.includes('vigil-flags') && !other) throw new Error('subject vigil-flags needs --recorder-node-args "ARGS" or --recorder-bin PATH');
+  if (other && !chosen.includes('vigil-flags')) chosen = [...chosen, 'vigil-flags'];
   return chosen;
 }
 
@@ -384,7 +386,7 @@ function figures(subject, res) {
   };
 }
 
-function summarize(count, stream, subject, runs) {
+function summarize(count, stream, subject, runs, opts) {
   const pick = (k) => median(runs.map((r) => r[k]));
   const recorder = isRecorder(subject);
   const line = {
@@ -420,7 +422,10 @@ function summarize(count, stream, subject, runs) {
     camera_servers_cpu_percent: r1(pick('camerasCpu')),
     machine_busy_percent_of_all_cpus: r1(pick('machineBusy')),
   };
-  if (subject === 'vigil-flags') line.node_args = runs[0]?.nodeArgs;
+  if (subject === 'vigil-flags') {
+    line.node_args = runs[0]?.nodeArgs;
+    if (opts.recorderBin !== undefined) line.recorder_bin = resolve(opts.recorderBin);
+  }
   return line;
 }
 
@@ -539,7 +544,7 @@ export async function run(opts, emit) {
               try {
                 res = subject === 'baseline'
                   ? await runBaseline(common)
-                  : await runVigil({ ...common, freePort, ingest: INGEST[subject], nodeFlags: subject === 'vigil-flags' ? flags : [] });
+                  : await runVigil({ ...common, freePort, ingest: INGEST[subject], nodeFlags: subject === 'vigil-flags' ? flags : [], ...(subject === 'vigil-flags' && opts.recorderBin !== undefined ? { recorderBin: resolve(opts.recorderBin) } : {}) });
                 if (!opts.keep) await removeTempDir(dir);
                 break;
               } catch (err) {
@@ -566,7 +571,7 @@ export async function run(opts, emit) {
       } finally {
         await cams.stop();
       }
-      const lines = Object.fromEntries(chosen.map((s) => [s, summarize(count, stream, s, runs[s])]));
+      const lines = Object.fromEntries(chosen.map((s) => [s, summarize(count, stream, s, runs[s], opts)]));
       for (const s of chosen) emit(lines[s]);
       const base = lines.baseline;
       for (const s of chosen) {

@@ -17,6 +17,7 @@
 //   --per-server N      camera mounts per GStreamer process     [VIGIL_BENCH_PER_SERVER] default 25
 //   --cpu-prof DIR      run the recorder under node --cpu-prof, profiles into DIR
 //   --recorder-node-args "ARGS"  also measure the recorder (native ingest) started as `node ARGS` (subject "vigil-flags")
+//   --recorder-bin PATH  subject "vigil-flags" runs this recorder script (another checkout's, built) — an A/B of two builds
 //   --keep              keep the temp dir (recordings and logs)
 //
 // stdout: one JSON line per figure; stderr: progress and a summary table. Exit code 1 on error (not on a missed target).
@@ -82,6 +83,7 @@ function parseArgs(argv, env) {
       case '--per-server': raw.perServer = value(); break;
       case '--cpu-prof': opts.cpuProf = value(); break;
       case '--recorder-node-args': opts.recorderNodeArgs = value(); break;
+      case '--recorder-bin': opts.recorderBin = value(); break;
       case '--keep': opts.keep = true; break;
       case '--help': case '-h': usage(); break;
       default:

@@ -13,6 +13,9 @@ import { NativeStreamAssembler } from './native-stream-assembler.js';
 import { planTracks, type PlannedTrack } from './native-track-plan.js';
 import { ReceiverReports } from './receiver-reports.js';
 
+/** How often, at most, packets are reported to the supervisor's stall watchdog (it counts in seconds). */
+const ACTIVITY_REPORT_MS = 250;
+
 export interface NativeRunnerOptions {
   camera: Camera;
   log: Logger;
@@ -68,6 +71,7 @@ export class NativeRunner implements IngestRunner {
       const clocks: RtpClock[] = [];
       // Made once the tracks are known; RTCP arriving before that has nothing to report about.
       const rtcp: { reports?: ReceiverReports } = {};
+      let lastActivityAt = 0;
       session = await RtspSession.open({
         url: camera.source,
         readScheduler: this.#opts.readScheduler,
@@ -75,9 +79,14 @@ export class NativeRunner implements IngestRunner {
         transport: camera.rtspTransport,
         timeoutMs: this.#opts.timeoutMs ?? 5_000,
         log,
-        onRtp: (index, packet) => {
-          handlers.onActivity();
-          tracks[index]?.push(packet, Date.now());
+        onRtp: (index, buffer, start, end) => {
+          const now = Date.now();
+          // The stall watchdog counts in seconds: telling it every packet (thousands a second) would only cost.
+          if (now - lastActivityAt >= ACTIVITY_REPORT_MS) {
+            lastActivityAt = now;
+            handlers.onActivity();
+          }
+          tracks[index]?.push(buffer, now, start, end);
         },
         onRtcp: (index, packet) => rtcp.reports?.onRtcp(index, packet),
         onClose: (err) => settle(pendingEnd ?? { detail: err === undefined ? {} : { err: redactText(err.message) } }),

@@ -1,4 +1,5 @@
 // AAC over RTP (RFC 3640 mpeg4-generic, AAC-hbr and AAC-lbr): AU headers and data into AAC frames, and the SDP config.
+import { copyBytes } from '../util/byte-copy.js';
 import type { AudioAccessUnit, DepacketizerStats } from './access-unit.js';
 import {
   emptyStats,
@@ -129,8 +130,8 @@ export class AacDepacketizer implements AudioDepacketizer {
     return this.intake.ssrc;
   }
 
-  push(packet: Buffer, receivedAt: number): void {
-    const verdict = this.intake.take(packet, receivedAt);
+  push(packet: Buffer, receivedAt: number, packetStart = 0, packetEnd: number = packet.length): void {
+    const verdict = this.intake.take(packet, receivedAt, packetStart, packetEnd);
     if (verdict === 'ignored') return;
     const header = this.intake.header;
     const timestamp = header.timestamp;
@@ -214,7 +215,7 @@ export class AacDepacketizer implements AudioDepacketizer {
     }
     // One allocation for the packet's frames; each frame is a view of it.
     const data = Buffer.allocUnsafe(total);
-    packet.copy(data, 0, dataStart, dataStart + total);
+    copyBytes(packet, dataStart, dataStart + total, data, 0);
     let at = 0;
     for (let i = 0; i < this.sizes.length; i++) {
       const size = this.sizes[i] ?? 0;
@@ -243,7 +244,7 @@ export class AacDepacketizer implements AudioDepacketizer {
       this.skippingTimestamp = timestamp;
       return;
     }
-    this.fragmentUsed += packet.copy(fragment, this.fragmentUsed, dataStart, end);
+    this.fragmentUsed += copyBytes(packet, dataStart, end, fragment, this.fragmentUsed);
     if (this.fragmentUsed < size) return;
     this.fragment = undefined;
     this.emit(fragment, timestamp, this.fragmentReceivedAt);

@@ -42,8 +42,11 @@ export interface Depacketizer {
   readonly stats: DepacketizerStats;
   /** The SSRC of the latest packet; undefined before one. A change of SSRC is treated like a sender restart. */
   readonly ssrc: number | undefined;
-  /** `receivedAt` is a wall clock in ms (Date.now()); it feeds the jitter and the units' `receivedAt`. */
-  push(packet: Buffer, receivedAt: number): void;
+  /**
+   * One packet, `packet[start, end)` (all of `packet` by default). `receivedAt` is a wall clock in ms (Date.now()); it
+   * feeds the jitter and the units' `receivedAt`.
+   */
+  push(packet: Buffer, receivedAt: number, start?: number, end?: number): void;
   /** End of stream: emit the unit in progress if it is whole (no fragment open, nothing lost). */
   flush(): void;
   /** Drop everything in progress and the sequence state (a new session); parameter sets and stats stay. */
@@ -122,11 +125,12 @@ export class PacketIntake {
     this.jitter = new JitterEstimator(clockRate);
   }
 
-  take(packet: Buffer, receivedAt: number): IntakeVerdict {
+  /** The packet is `packet[start, end)`; the header's payload offsets are offsets in `packet`. */
+  take(packet: Buffer, receivedAt: number, start: number, end: number): IntakeVerdict {
     const stats = this.stats;
     stats.packets++;
     const header = this.header;
-    if (!parseRtpHeader(packet, header)) {
+    if (!parseRtpHeader(packet, header, start, end)) {
       stats.malformedPackets++;
       return 'ignored';
     }

@@ -2,7 +2,7 @@
 
 /**
  * The fields of one RTP packet's header. Reuse one per track: `parseRtpHeader` overwrites every field. The payload is
- * `packet[payloadOffset, payloadEnd)`, after CSRCs and the header extension and before any padding.
+ * `buffer[payloadOffset, payloadEnd)` of the buffer parsed, after CSRCs and the header extension and before any padding.
  */
 export interface RtpHeader {
   marker: boolean;
@@ -39,43 +39,43 @@ export function createRtpHeader(): RtpHeader {
 }
 
 /**
- * Fills `into` from `packet`; false (and `into` partly overwritten) when it is not a valid RTP packet: too short,
- * version not 2, CSRCs, extension or padding running past the end.
+ * Fills `into` from the packet `buffer[start, end)` (all of `buffer` by default); false (and `into` partly overwritten)
+ * when it is not a valid RTP packet: too short, version not 2, CSRCs, extension or padding running past the end.
+ * `payloadOffset` and `payloadEnd` are offsets in `buffer`.
  */
-export function parseRtpHeader(packet: Buffer, into: RtpHeader): boolean {
-  const length = packet.length;
-  if (length < RTP_HEADER_BYTES) return false;
-  const b0 = packet[0] ?? 0;
+export function parseRtpHeader(buffer: Buffer, into: RtpHeader, start = 0, end: number = buffer.length): boolean {
+  if (end - start < RTP_HEADER_BYTES) return false;
+  const b0 = buffer[start] ?? 0;
   if (b0 >> 6 !== 2) return false;
-  const b1 = packet[1] ?? 0;
+  const b1 = buffer[start + 1] ?? 0;
   const csrcCount = b0 & 0x0f;
-  let offset = RTP_HEADER_BYTES + csrcCount * 4;
-  if (offset > length) return false;
+  let offset = start + RTP_HEADER_BYTES + csrcCount * 4;
+  if (offset > end) return false;
   let extensionProfile = -1;
   if ((b0 & 0x10) !== 0) {
-    if (offset + 4 > length) return false;
-    extensionProfile = packet.readUInt16BE(offset);
-    offset += 4 + packet.readUInt16BE(offset + 2) * 4;
-    if (offset > length) return false;
+    if (offset + 4 > end) return false;
+    extensionProfile = buffer.readUInt16BE(offset);
+    offset += 4 + buffer.readUInt16BE(offset + 2) * 4;
+    if (offset > end) return false;
   }
-  let end = length;
+  let payloadEnd = end;
   let paddingBytes = 0;
   if ((b0 & 0x20) !== 0) {
     // The last byte counts itself, so 0 is invalid (RFC 3550 §5.1).
-    paddingBytes = packet[length - 1] ?? 0;
-    if (paddingBytes === 0 || paddingBytes > length - offset) return false;
-    end = length - paddingBytes;
+    paddingBytes = buffer[end - 1] ?? 0;
+    if (paddingBytes === 0 || paddingBytes > end - offset) return false;
+    payloadEnd = end - paddingBytes;
   }
   into.marker = (b1 & 0x80) !== 0;
   into.payloadType = b1 & 0x7f;
-  into.sequenceNumber = packet.readUInt16BE(2);
-  into.timestamp = packet.readUInt32BE(4);
-  into.ssrc = packet.readUInt32BE(8);
+  into.sequenceNumber = buffer.readUInt16BE(start + 2);
+  into.timestamp = buffer.readUInt32BE(start + 4);
+  into.ssrc = buffer.readUInt32BE(start + 8);
   into.csrcCount = csrcCount;
   into.extensionProfile = extensionProfile;
   into.paddingBytes = paddingBytes;
   into.payloadOffset = offset;
-  into.payloadEnd = end;
+  into.payloadEnd = payloadEnd;
   return true;
 }
 

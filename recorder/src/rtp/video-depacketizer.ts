@@ -1,4 +1,5 @@
 // Access-unit assembly shared by the H.264 and H.265 depacketizers: unit boundaries, loss rules, NAL copying, parameter sets.
+import { copyBytes } from '../util/byte-copy.js';
 import type { DepacketizerStats, ParameterSets, VideoAccessUnit } from './access-unit.js';
 import { emptyStats, PacketIntake, type ReceptionReport, type VideoDepacketizer, type VideoDepacketizerOptions } from './depacketizer.js';
 import { ParameterSetStore } from './parameter-set-store.js';
@@ -34,7 +35,12 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
   private readonly intake: PacketIntake;
   private scratch = Buffer.allocUnsafeSlow(INITIAL_SCRATCH_BYTES);
   private used = 0;
+  /**
+   * Where each NAL unit of the unit in progress ends in `scratch`: the first `nalCount` entries. Kept between units,
+   * not truncated: emptying an array frees its storage, and the next push allocates it again.
+   */
   private readonly nalEnds: number[] = [];
+  private nalCount = 0;
   private fragmentStart = -1;
   private unitOpen = false;
   private unitBroken = false;
@@ -67,8 +73,8 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
     return this.intake.ssrc;
   }
 
-  push(packet: Buffer, receivedAt: number): void {
-    const verdict = this.intake.take(packet, receivedAt);
+  push(packet: Buffer, receivedAt: number, packetStart = 0, packetEnd: number = packet.length): void {
+    const verdict = this.intake.take(packet, receivedAt, packetStart, packetEnd);
     if (verdict === 'ignored') return;
     const header = this.intake.header;
     const start = header.payloadOffset;
@@ -139,8 +145,8 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
     if (role === NAL_INVALID) return this.malformed();
     if (role === NAL_VPS || role === NAL_SPS || role === NAL_PPS) return this.offerParameterSet(role, buf, start, end);
     if (!this.reserve(end - start)) return undefined;
-    this.used += buf.copy(this.scratch, this.used, start, end);
-    this.nalEnds.push(this.used);
+    this.used += copyBytes(buf, start, end, this.scratch, this.used);
+    this.nalEnds[this.nalCount++] = this.used;
     return this.markRole(role);
   }
 
@@ -175,7 +181,7 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
     if (this.unitBroken) return undefined;
     if (this.fragmentStart < 0) return this.malformed();
     if (!this.reserve(end - start)) return undefined;
-    this.used += buf.copy(this.scratch, this.used, start, end);
+    this.used += copyBytes(buf, start, end, this.scratch, this.used);
     return undefined;
   }
 
@@ -192,7 +198,7 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
       if (role !== NAL_DROP) this.offerParameterSet(role, this.scratch, start, end);
       return undefined;
     }
-    this.nalEnds.push(end);
+    this.nalEnds[this.nalCount++] = end;
     return this.markRole(role);
   }
 
@@ -234,7 +240,7 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
 
   private clearUnit(): void {
     this.used = 0;
-    this.nalEnds.length = 0;
+    this.nalCount = 0;
     this.fragmentStart = -1;
     this.unitBroken = false;
     this.unitHasSlice = false;
@@ -263,10 +269,12 @@ export abstract class VideoDepacketizerBase implements VideoDepacketizer {
     // picture costs no allocation of its own here.
     const bytes = this.used;
     const scratch = this.scratch;
-    const nalus: Buffer[] = [];
+    const count = this.nalCount;
+    const nalus: Buffer[] = new Array<Buffer>(count);
     let start = 0;
-    for (const end of this.nalEnds) {
-      nalus.push(scratch.subarray(start, end));
+    for (let i = 0; i < count; i++) {
+      const end = this.nalEnds[i] as number;
+      nalus[i] = scratch.subarray(start, end);
       start = end;
     }
     const keyframe = this.unitKeyframe;

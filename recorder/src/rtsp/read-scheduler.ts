@@ -3,10 +3,11 @@
 /** What the scheduler needs from a connection. */
 export interface ScheduledReader {
   /**
-   * Handles one read. `chunk` is a view into the scheduler's shared buffer, valid only during the call.
-   * Returns true when the socket may wait for the next tick before reading again (streaming, not closing).
+   * Handles one read: `buffer[0, length)`. `buffer` is the scheduler's shared buffer, valid only during the call (no
+   * view of it is made per read: the framing works on offsets). Returns true when the socket may wait for the next
+   * tick before reading again (streaming, not closing).
    */
-  onRead(chunk: Buffer): boolean;
+  onRead(buffer: Buffer, length: number): boolean;
   /** Starts reading again (socket.resume()). */
   resume(): void;
   /** Nobody waits on this reader's data right now (no live viewer): it may wait for the longer, idle tick. */
@@ -102,7 +103,7 @@ export class ReadScheduler {
       callback: (nread: number, buf: Buffer): boolean => {
         this.counts.reads++;
         this.counts.bytes += nread;
-        const mayWait = reader.onRead(buf.subarray(0, nread));
+        const mayWait = reader.onRead(buf, nread);
         // A full buffer means more is waiting in the kernel: keep reading now.
         if (!mayWait || this.tickMs === 0 || nread >= buf.length) return true;
         this.counts.pauses++;

@@ -23,8 +23,8 @@ export interface RtspConnectionOptions {
   readonly log: RtspLogger | undefined;
   /** Whether nobody waits on this stream with low latency right now (see ReadScheduler); false when absent. */
   readonly idle?: () => boolean;
-  /** An interleaved frame; `payload` is valid only during the call. */
-  onFrame(channel: number, payload: Buffer): void;
+  /** An interleaved frame, `buffer[start, end)`; valid only during the call (see InterleavedSink). */
+  onFrame(channel: number, buffer: Buffer, start: number, end: number): void;
   /** The connection ended after open() resolved; `err` undefined when close() was called without one. */
   onClose(err: Error | undefined): void;
 }
@@ -91,7 +91,7 @@ export class RtspConnection implements ScheduledReader, InterleavedSink {
       // TLS sockets have no onread; 'data' feeds the same framing, without pausing between ticks.
       this.socket.on('data', (chunk: Buffer) => {
         scheduler.countRead(chunk.length);
-        this.onRead(chunk);
+        this.onRead(chunk, chunk.length);
       });
     } else {
       this.socket = netConnect({ host: url.host, port: url.port, onread: scheduler.onreadFor(this) });
@@ -165,10 +165,10 @@ export class RtspConnection implements ScheduledReader, InterleavedSink {
   }
 
   // ScheduledReader
-  onRead(chunk: Buffer): boolean {
+  onRead(buffer: Buffer, length: number): boolean {
     if (this.isClosed) return false;
     try {
-      this.reader.push(chunk);
+      this.reader.push(buffer, length);
     } catch (err) {
       // A protocol error, or an exception thrown by an onRtp/onRtcp handler: either ends the session.
       this.close(asError(err));
@@ -186,8 +186,8 @@ export class RtspConnection implements ScheduledReader, InterleavedSink {
   }
 
   // InterleavedSink
-  frame(channel: number, payload: Buffer): void {
-    this.opts.onFrame(channel, payload);
+  frame(channel: number, buffer: Buffer, start: number, end: number): void {
+    this.opts.onFrame(channel, buffer, start, end);
   }
 
   message(message: RtspMessage): void {

@@ -20,12 +20,13 @@ export interface RtspSessionOptions {
   readonly tlsRejectUnauthorized?: boolean;
   readonly log?: RtspLogger;
   /**
-   * One RTP packet of track `track` (an index into session.tracks). `packet` is a VIEW INTO A READ BUFFER SHARED BY
-   * ALL SESSIONS: valid only until this call returns. Copy (Buffer.from(packet)) anything kept longer.
-   * An exception thrown here closes the session with it.
+   * One RTP packet of track `track` (an index into session.tracks): `buffer[start, end)`. Over TCP `buffer` is A READ
+   * BUFFER SHARED BY ALL SESSIONS: valid only until this call returns; copy anything kept longer. No view is made per
+   * packet (at thousands of packets a second the views are most of the garbage). An exception thrown here closes
+   * the session with it.
    */
-  readonly onRtp?: (track: number, packet: Buffer) => void;
-  /** One RTCP (compound) packet; the same lifetime rule as onRtp. */
+  readonly onRtp?: (track: number, buffer: Buffer, start: number, end: number) => void;
+  /** One RTCP (compound) packet, a view of its own (RTCP is rare); the same lifetime rule as onRtp. */
   readonly onRtcp?: (track: number, packet: Buffer) => void;
   /**
    * Called exactly once after open() resolved, when the session ends: err undefined after close(), else why

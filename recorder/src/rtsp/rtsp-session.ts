@@ -35,8 +35,8 @@ type State = 'opening' | 'described' | 'setting-up' | 'ready' | 'failed' | 'play
 /**
  * Usage: `const s = await RtspSession.open(opts)` (OPTIONS, DESCRIBE; s.sdp is the parsed SDP), then
  * `await s.setup(defaultMediaIndexes(s.sdp))` (SETUP each chosen media; s.tracks), then `await s.play()`;
- * packets arrive through opts.onRtp/onRtcp as VIEWS INTO A READ BUFFER SHARED BY ALL SESSIONS, valid only during
- * the call (copy to keep); `await s.close()` sends TEARDOWN. The session never retries or
+ * packets arrive through opts.onRtp (a byte range) and onRtcp (a view) IN A READ BUFFER SHARED BY ALL SESSIONS, valid
+ * only during the call (copy to keep); `await s.close()` sends TEARDOWN. The session never retries or
  * reconnects on its own (beyond one authenticated retry of a 401): after onClose, the caller opens a new one.
  */
 export class RtspSession {
@@ -65,7 +65,7 @@ export class RtspSession {
       tlsRejectUnauthorized: opts.tlsRejectUnauthorized ?? true,
       log: opts.log,
       ...(opts.idle === undefined ? {} : { idle: opts.idle }),
-      onFrame: (channel, payload) => this.onFrame(channel, payload),
+      onFrame: (channel, buffer, start, end) => this.onFrame(channel, buffer, start, end),
       onClose: (err) => this.onConnectionClosed(err),
     });
   }
@@ -184,7 +184,7 @@ export class RtspSession {
       // dgram events are not inside the connection's read callback, so a throwing handler is caught here.
       const guarded = (slot: number) => (packet: Buffer): void => {
         try {
-          this.deliver(slot, packet);
+          this.deliver(slot, packet, 0, packet.length);
         } catch (err) {
           this.client.close(err instanceof Error ? err : new Error(String(err)));
         }
@@ -303,16 +303,16 @@ export class RtspSession {
     return this.client.conn.remoteAddress ?? this.client.url.host;
   }
 
-  private onFrame(channel: number, payload: Buffer): void {
+  private onFrame(channel: number, buffer: Buffer, start: number, end: number): void {
     const slot = this.channels[channel] as number;
-    if (slot >= 0) this.deliver(slot, payload);
+    if (slot >= 0) this.deliver(slot, buffer, start, end);
   }
 
   /** slot = track * 2 (+1 for RTCP). Nothing is delivered once close() was called, though TEARDOWN still runs. */
-  private deliver(slot: number, packet: Buffer): void {
+  private deliver(slot: number, buffer: Buffer, start: number, end: number): void {
     if (this.closeRequested) return;
-    if ((slot & 1) === 0) this.opts.onRtp?.(slot >> 1, packet);
-    else this.opts.onRtcp?.(slot >> 1, packet);
+    if ((slot & 1) === 0) this.opts.onRtp?.(slot >> 1, buffer, start, end);
+    else this.opts.onRtcp?.(slot >> 1, start === 0 && end === buffer.length ? buffer : buffer.subarray(start, end));
   }
 
   private onConnectionClosed(err: Error | undefined): void {

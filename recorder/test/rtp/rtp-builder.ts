@@ -94,12 +94,15 @@ export function fuH265(unit: Buffer, chunk: number): Buffer[] {
  * of it, and the buffer is scribbled over right after — so a depacketizer that keeps views instead of copies fails.
  */
 export function feed(depacketizer: Depacketizer, packets: Buffer[], receivedAt = 1000): void {
-  const shared = Buffer.alloc(65536);
-  for (const packet of packets) {
-    packet.copy(shared, 0);
-    depacketizer.push(shared.subarray(0, packet.length), receivedAt);
-    shared.fill(0xee, 0, packet.length);
-  }
+  // As on a TCP session: each packet is a byte range somewhere inside a read buffer shared with other streams, with
+  // other bytes around it, and the buffer is overwritten once push returns.
+  const shared = Buffer.alloc(65536 + 64, 0xee);
+  packets.forEach((packet, i) => {
+    const start = 1 + ((i * 13) % 50);
+    packet.copy(shared, start);
+    depacketizer.push(shared, receivedAt, start, start + packet.length);
+    shared.fill(0xee, start, start + packet.length);
+  });
 }
 
 /** Numbers packets of one stream in order: `next(ts, payload, marker)`. */

@@ -36,6 +36,18 @@ test('CSRCs and a header extension are skipped, padding is stripped', () => {
   assert.deepEqual(packet.subarray(h.payloadOffset, h.payloadEnd), PAYLOAD);
 });
 
+test('a packet inside a larger buffer: the same fields, offsets in that buffer, padding counted from the range end', () => {
+  const packet = rtpPacket({ seq: 9, ts: 90_000, csrcs: [5], extension: Buffer.alloc(4, 0xaa), padding: 3 }, PAYLOAD);
+  const alone = createRtpHeader();
+  assert.equal(parseRtpHeader(packet, alone), true);
+  const shared = Buffer.concat([Buffer.alloc(21, 0x80), packet, Buffer.from([0xff, 0xff, 0x00])]);
+  const inside = createRtpHeader();
+  assert.equal(parseRtpHeader(shared, inside, 21, 21 + packet.length), true);
+  assert.deepEqual(inside, { ...alone, payloadOffset: alone.payloadOffset + 21, payloadEnd: alone.payloadEnd + 21 });
+  assert.deepEqual(shared.subarray(inside.payloadOffset, inside.payloadEnd), PAYLOAD);
+  assert.equal(parseRtpHeader(shared, createRtpHeader(), 21, 21 + 11), false, 'a range shorter than the fixed header');
+});
+
 test('one header struct is reused: every field is overwritten', () => {
   const h = createRtpHeader();
   parseRtpHeader(rtpPacket({ seq: 1, ts: 2, marker: true, csrcs: [1], extension: Buffer.alloc(4), padding: 2 }, PAYLOAD), h);

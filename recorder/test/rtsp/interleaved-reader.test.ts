@@ -15,7 +15,7 @@ function reader(): { r: InterleavedReader; seen: Seen } {
   const seen: Seen = { frames: [], messages: [] };
   // Payloads are views valid only during the call: copy them, as a real consumer must.
   const r = new InterleavedReader({
-    frame: (channel, payload) => seen.frames.push({ channel, payload: Buffer.from(payload) }),
+    frame: (channel, buffer, start, end) => seen.frames.push({ channel, payload: Buffer.from(buffer.subarray(start, end)) }),
     message: (m) => seen.messages.push(m),
   });
   return { r, seen };
@@ -86,11 +86,25 @@ test('a maximal 65535-byte frame split across three reads', () => {
   assert.deepEqual([...(seen.frames[1]?.payload ?? [])], [1, 2, 3]);
 });
 
-test('a frame inside a read is delivered as a view, not a copy', () => {
+test('a frame inside a read is delivered as a range of the read buffer, not a copy', () => {
   const chunk = frame(0, rtpPacket(96, 1));
-  let view: Buffer | undefined;
-  new InterleavedReader({ frame: (_c, p) => (view = p), message: () => undefined }).push(chunk);
-  assert.equal(view?.buffer, chunk.buffer);
+  const got: { buffer?: Buffer; start?: number; end?: number } = {};
+  new InterleavedReader({ frame: (_c, buffer, start, end) => Object.assign(got, { buffer, start, end }), message: () => undefined }).push(chunk);
+  assert.equal(got.buffer, chunk);
+  assert.deepEqual([got.start, got.end], [4, chunk.length]);
+});
+
+test('only the bytes read count: what a shared read buffer holds past them is never parsed', () => {
+  const { r, seen } = reader();
+  const packet = rtpPacket(96, 7, 100);
+  const whole = frame(0, packet);
+  // A shared buffer: this read's bytes (the frame's first 60), then what an earlier, longer read left behind.
+  const shared = Buffer.concat([whole.subarray(0, 60), Buffer.from('RTSP/1.0 200 OK\r\nCSeq: 1\r\n\r\n'), Buffer.alloc(200, 0x99)]);
+  r.push(shared, 60);
+  assert.equal(seen.frames.length + seen.messages.length, 0);
+  r.push(whole.subarray(60));
+  assert.equal(seen.messages.length, 0);
+  assert.deepEqual(seen.frames.map((f) => [f.channel, f.payload.equals(packet)]), [[0, true]]);
 });
 
 test('an endless header line is a protocol error once it passes 64 KiB', () => {

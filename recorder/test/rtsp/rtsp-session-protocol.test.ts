@@ -18,7 +18,7 @@ async function playing(server: FakeServer, extra: Partial<RtspSessionOptions> = 
     url: server.url,
     readScheduler: new ReadScheduler({ tickMs: 40 }),
     timeoutMs: 1000,
-    onRtp: (track, p) => seen.rtp.push({ track, seq: p.readUInt16BE(2) }),
+    onRtp: (track, buffer, start) => seen.rtp.push({ track, seq: buffer.readUInt16BE(start + 2) }),
     onRtcp: (track) => seen.rtcp.push(track),
     onClose: (err) => seen.closes.push(err),
     ...extra,

@@ -27,7 +27,8 @@ function counting(expectedPt: () => number | undefined): { counts: Counts; handl
   return {
     counts,
     handlers: {
-      onRtp: (track, packet) => {
+      onRtp: (track, buffer, start, end) => {
+        const packet = buffer.subarray(start, end);
         counts.rtp++;
         if (track !== 0 || packet[0] === undefined || packet[0] >> 6 !== 2 || ((packet[1] ?? 0) & 0x7f) !== expectedPt()) counts.badRtp++;
       },
