@@ -1,18 +1,23 @@
 // Plays one live fMP4 stream in a <video> through Media Source Extensions: queued appends, trimming, live-edge chasing.
 
-/** How far behind the newest buffered frame playback aims to run (fragments arrive every ~200 ms, or per picture). */
-const TARGET_BEHIND_S = 0.3;
 /**
- * Closer to the edge than this, playback runs slightly slow to build a cushion. With one fragment per picture
- * (native ingest) playback otherwise starts right at the edge and runs dry at the first late packet.
+ * Closer to the newest buffered frame than this, playback runs slightly slow to build a cushion. With one fragment per
+ * picture (native ingest) playback otherwise starts right at the edge and runs dry at the first late packet.
  */
 const CUSHION_BEHIND_S = 0.15;
 const CUSHION_RATE = 0.9;
-/** Further behind than this, playback jumps to the live edge. */
-const JUMP_BEHIND_S = 1.0;
-/** Between TARGET and JUMP, playback runs slightly fast to catch up without a jump. */
-const CATCH_UP_BEHIND_S = 0.6;
+/**
+ * Further behind than the cushion plus this band, playback runs slightly fast to catch up without a jump. The band is
+ * the media one append adds (a fragment arrives as a step of that size), and at least MIN_BAND_S: 0.08 s with one
+ * fragment per picture, 0.2 s with 200 ms fragments. Between cushion and band playback runs at 1×. One wide band
+ * (0.15–0.6 s) for every stream let playback settle anywhere in it: half a second late as often as 0.15 s.
+ */
+const MIN_BAND_S = 0.08;
 const CATCH_UP_RATE = 1.1;
+/** What one append adds before it has been measured: a 200 ms fragment (ffmpeg ingest, pictures held in batches). */
+const INITIAL_STEP_S = 0.2;
+/** Further behind than this, playback jumps into the band. */
+const JUMP_BEHIND_S = 1.0;
 /** Media kept behind the playhead; older data is removed from the SourceBuffer. */
 const KEEP_BEHIND_S = 10;
 const TRIM_EVERY_S = 5;
@@ -42,6 +47,11 @@ export class MsePlayer {
   #ops: Op[] = [];
   #timer: number | undefined;
   #detached = false;
+  /** Whether the SourceBuffer's running update is an append (its end then moved by one fragment). */
+  #appending = false;
+  #lastEnd = 0;
+  /** Smoothed media seconds one append adds: 0.04 s for a fragment per picture at 25 fps, ~0.2 s for batches. */
+  #stepS = INITIAL_STEP_S;
   readonly #onWaiting = (): void => {
     // A seek (our own jump to the live edge) waits too; only running out of data is a stall.
     if (this.stats.firstFrameAt !== undefined && !this.#video.seeking) this.stats.stalls++;
@@ -68,7 +78,11 @@ export class MsePlayer {
     this.#source.duration = Infinity;
     const buffer = this.#source.addSourceBuffer(mime);
     buffer.mode = 'segments';
-    buffer.addEventListener('updateend', () => this.#next());
+    buffer.addEventListener('updateend', () => {
+      if (this.#appending) this.#measureStep(buffer);
+      this.#appending = false;
+      this.#next();
+    });
     buffer.addEventListener('error', () => this.#onFatal('the media buffer reported an error'));
     this.#buffer = buffer;
     this.#timer = window.setInterval(() => this.#chaseLiveEdge(), EDGE_CHECK_MS);
@@ -106,6 +120,7 @@ export class MsePlayer {
         return;
       }
       buffer.appendBuffer(op.data);
+      this.#appending = true;
       this.stats.appended++;
       this.stats.bytes += op.data.byteLength;
     } catch (err) {
@@ -126,6 +141,16 @@ export class MsePlayer {
     if (keepFrom - ranges.start(0) > TRIM_EVERY_S) this.#ops.unshift({ kind: 'remove', end: keepFrom });
   }
 
+  #measureStep(buffer: SourceBuffer): void {
+    const ranges = buffer.buffered;
+    if (ranges.length === 0) return;
+    const end = ranges.end(ranges.length - 1);
+    const step = end - this.#lastEnd;
+    this.#lastEnd = end;
+    // The init segment adds nothing; a GOP sent at once on joining, or a gap, is not a step.
+    if (step > 0 && step < JUMP_BEHIND_S) this.#stepS += (step - this.#stepS) / 8;
+  }
+
   #chaseLiveEdge(): void {
     const video = this.#video;
     const ranges = video.buffered;
@@ -133,11 +158,12 @@ export class MsePlayer {
     const start = ranges.start(ranges.length - 1);
     const end = ranges.end(ranges.length - 1);
     const behind = end - video.currentTime;
+    const catchUpBehind = CUSHION_BEHIND_S + Math.max(MIN_BAND_S, this.#stepS);
     if (behind > JUMP_BEHIND_S || video.currentTime < start) {
-      video.currentTime = Math.max(start, end - TARGET_BEHIND_S);
+      video.currentTime = Math.max(start, end - (CUSHION_BEHIND_S + catchUpBehind) / 2);
       this.stats.liveEdgeJumps++;
     }
-    video.playbackRate = behind > CATCH_UP_BEHIND_S ? CATCH_UP_RATE : behind < CUSHION_BEHIND_S ? CUSHION_RATE : 1;
+    video.playbackRate = behind > catchUpBehind ? CATCH_UP_RATE : behind < CUSHION_BEHIND_S ? CUSHION_RATE : 1;
     if (video.paused) video.play().catch(() => undefined);
   }
 }
