@@ -2,6 +2,7 @@
 import { copyFile, mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scanFragmentedFile } from '../media/fmp4-file.js';
+import { readVideoSpan } from '../media/media-span.js';
 import type { ClosedSegment } from '../recording/closed-segment.js';
 import { JobFailure } from './job-record.js';
 
@@ -63,21 +64,45 @@ function quote(path: string): string {
   return `'${path.replace(/'/g, "'\\''")}'`;
 }
 
-/** Writes an ffmpeg concat list: every file, the first cut at `from`, the last at `to`. Returns its path and the seconds it spans. */
+/**
+ * Writes an ffmpeg concat list: every file, the first cut at `from`, the last at `to`. Returns its path and the seconds it
+ * spans.
+ *
+ * The concat demuxer starts each file where the previous one's duration ends, and a file's duration is its longest
+ * track from its zero. A native file's zero is its earliest track — the audio that plays before its first picture — so
+ * without help the next file's pictures (and audio) land that lead later: a gap of ~50–70 ms at every file boundary.
+ * Each file but the last therefore gets an explicit `duration` from the files' own video spans: its video end (after
+ * the inpoint) minus where the next file's video starts. Files whose span cannot be read (progressive MP4) keep
+ * ffmpeg's own duration.
+ */
 export async function writeConcatList(files: readonly WindowFile[], fromMs: number, toMs: number, scratchDir: string): Promise<{ listPath: string; seconds: number }> {
+  const spans = await Promise.all(files.map((f) => readVideoSpan(f.path)));
   const lines = ['ffconcat version 1.0'];
   let seconds = 0;
-  for (const f of files) {
+  for (const [i, f] of files.entries()) {
     lines.push(`file ${quote(f.path)}`);
     const inMs = Math.max(0, fromMs - f.startMs);
     const outMs = Math.min(f.endMs, toMs) - f.startMs;
     if (inMs > 0) lines.push(`inpoint ${(inMs / 1000).toFixed(3)}`);
     if (f.endMs > toMs) lines.push(`outpoint ${(outMs / 1000).toFixed(3)}`);
+    else {
+      const duration = joinDuration(spans[i], spans[i + 1], inMs / 1000);
+      if (duration !== undefined) lines.push(`duration ${duration.toFixed(6)}`);
+    }
     seconds += Math.max(0, outMs - inMs) / 1000;
   }
   const listPath = join(scratchDir, 'concat.txt');
   await writeFile(listPath, `${lines.join('\n')}\n`);
   return { listPath, seconds };
+}
+
+type VideoSpan = { start: number; end: number } | undefined;
+
+/** How far after this file's (in)point the next file's zero goes so its first picture follows this file's last. */
+export function joinDuration(span: VideoSpan, next: VideoSpan, inpointSeconds: number): number | undefined {
+  if (span === undefined || next === undefined) return undefined;
+  const duration = span.end - inpointSeconds - next.start;
+  return Number.isFinite(duration) && duration > 0 ? duration : undefined;
 }
 
 /** Plain concatenation of whole files (assembled parts). */

@@ -102,7 +102,10 @@ async function lastFragmentEnd(file: FileReader, notBefore: number, tracks: Trac
   }
 }
 
-async function spanOf(file: FileReader): Promise<number | undefined> {
+/** A segment file's media: seconds for a progressive file (mvhd), or the video's span for a fragmented one. */
+type FileMedia = { kind: 'progressive'; seconds: number | undefined } | { kind: 'fragmented'; start: number; end: number };
+
+async function mediaOf(file: FileReader): Promise<FileMedia | undefined> {
   const head = await file.read(0, HEAD_BYTES);
   let pos = 0;
   for (let hop = 0; hop < MAX_TOP_LEVEL_HOPS && pos < file.size; hop++) {
@@ -117,7 +120,7 @@ async function spanOf(file: FileReader): Promise<number | undefined> {
     const moov = box.end <= head.length ? head.subarray(box.start, box.end) : await file.read(box.start, box.size);
     const root = tryParse(() => readBoxHeader(moov, 0, moov.length));
     if (!root || root.end !== moov.length) return undefined;
-    if (tryParse(() => findChild(moov, root, 'mvex')) === undefined) return mvhdSeconds(moov); // progressive
+    if (tryParse(() => findChild(moov, root, 'mvex')) === undefined) return { kind: 'progressive', seconds: mvhdSeconds(moov) };
     // Fragmented: the span runs from the first fragment's decode time to the end of the last complete one.
     const init = tryParse(() => parseInitSegment(Buffer.from(moov)));
     if (init === undefined) return undefined;
@@ -125,9 +128,22 @@ async function spanOf(file: FileReader): Promise<number | undefined> {
     if (first === undefined && head.length < file.size) first = fragmentTimes(await file.read(box.end, HEAD_BYTES), 0, box.end, file.size, init.tracks, init.video);
     if (first === undefined) return undefined;
     const end = await lastFragmentEnd(file, box.end, init.tracks, init.video);
-    return end === undefined ? undefined : Math.max(0, end - first.decode);
+    return end === undefined ? undefined : { kind: 'fragmented', start: first.decode, end: Math.max(first.decode, end) };
   }
   return undefined;
+}
+
+async function withFile<T>(path: string, knownSize: number | undefined, fn: (file: FileReader) => Promise<T>): Promise<T | undefined> {
+  let fd: number | undefined;
+  try {
+    fd = await openFd(path, 'r');
+    const size = knownSize ?? (await fstatFd(fd)).size;
+    return await fn(reader(fd, size));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) await closeFd(fd).catch(() => undefined);
+  }
 }
 
 /**
@@ -138,14 +154,17 @@ async function spanOf(file: FileReader): Promise<number | undefined> {
  * made) saves a call; a file that grew since is read up to that size.
  */
 export async function readMediaSeconds(path: string, knownSize?: number): Promise<number | undefined> {
-  let fd: number | undefined;
-  try {
-    fd = await openFd(path, 'r');
-    const size = knownSize ?? (await fstatFd(fd)).size;
-    return await spanOf(reader(fd, size));
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) await closeFd(fd).catch(() => undefined);
-  }
+  const media = await withFile(path, knownSize, mediaOf);
+  if (media === undefined) return undefined;
+  return media.kind === 'progressive' ? media.seconds : media.end - media.start;
+}
+
+/**
+ * Where a fragmented segment file's video starts and ends, in seconds of the file's own time (the video track leads;
+ * its first picture may start after the file's zero when audio came first). Undefined for a progressive file or one
+ * that does not say. Reads the head and the tail of the file only.
+ */
+export async function readVideoSpan(path: string): Promise<{ start: number; end: number } | undefined> {
+  const media = await withFile(path, undefined, mediaOf);
+  return media?.kind === 'fragmented' ? { start: media.start, end: media.end } : undefined;
 }

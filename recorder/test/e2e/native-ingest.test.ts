@@ -195,10 +195,9 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
   const done = await waitForJob(rec.url, String(ex.body['job_id']), ['done', 'failed'], 60_000);
   assert.equal(done.state, 'done', JSON.stringify(done));
   const exported = await probe(join(rec.workDir, 'jobs', `${done.job_id}.mp4`));
-  // Decoder errors fail the test. `ffmpeg -f null` also warns about "non monotonically increasing dts" when it
-  // rescales the pictures to the frame rate it guesses and two land in one slot: that is a property of the rescale,
-  // so the export's own timestamps are checked instead — each track's DTS must strictly increase (what a player
-  // needs). Known issue (docs/benchmarks.md): such warnings come with some native exports and are not understood yet.
+  // Decoder errors fail the test. `ffmpeg -f null` has warned about "non monotonically increasing dts" on some native
+  // exports (it rescales the pictures to the frame rate it guesses); such warnings were seen together with the gaps at
+  // file boundaries checked below, and are tolerated: the export's own timestamps are what a player needs.
   const decodeErrors = exported.errors.split('\n').filter((l) => l !== '' && !/non monotonically increasing dts to muxer/.test(l));
   assert.deepEqual(decodeErrors, [], 'the export of native files decodes cleanly');
   const exportPath = join(rec.workDir, 'jobs', `${done.job_id}.mp4`);
@@ -208,6 +207,13 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
     assert.ok(dts.length > 0, `the export has a ${stream} track`);
     const back = dts.findIndex((d, i) => i > 0 && !(d > (dts[i - 1] as number)));
     assert.equal(back, -1, `the export's ${stream} timestamps strictly increase (packet ${back}: ${dts[back - 1]} then ${dts[back]})`);
+    // The window spans several 2 s files: where one file ends and the next begins, the pictures (and audio frames)
+    // follow on at the camera's pace, with no gap (each file of a camera with audio starts with the audio that plays
+    // before its first picture, which once pushed the next file ~60 ms later).
+    const steps = dts.slice(1).map((d, i) => d - (dts[i] as number));
+    const usual = [...steps].sort((a, b) => a - b)[Math.floor(steps.length / 2)] as number;
+    const gaps = steps.map((step, i) => ({ packet: i + 1, step })).filter((g) => g.step > usual * 1.5);
+    assert.deepEqual(gaps, [], `the export's ${stream} has no gap between files (usual step ${usual})`);
   }
   assert.ok(exported.playSeconds >= 2, `the export holds the window (${exported.playSeconds} s)`);
 
