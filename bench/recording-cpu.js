@@ -5,7 +5,7 @@
 import { existsSync, openSync, closeSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { join, resolve, sep } from 'node:path';
+import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startCameras } from './lib/cameras.js';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopAll, stopTracked } from './lib/lifecycle.js';
@@ -56,7 +56,7 @@ export const defaults = {
   perServer: 25, // mount points per GStreamer server process
   cpuProf: undefined, // directory: run the recorder under `node --cpu-prof` (its numbers are then not comparable)
   recorderNodeArgs: undefined, // string: also measure "vigil-flags", the recorder (native ingest) under `node ARGS`
-  recorderBin: undefined, // path: "vigil-flags" runs this recorder script (another checkout's build) instead of this one's
+  recorderBin: undefined, // absolute path: "vigil-flags" runs this recorder script (another checkout's build) instead of this one's
   keep: false, // keep the temp dir (recordings, logs)
 };
 
@@ -424,7 +424,7 @@ function summarize(count, stream, subject, runs, opts) {
   };
   if (subject === 'vigil-flags') {
     line.node_args = runs[0]?.nodeArgs;
-    if (opts.recorderBin !== undefined) line.recorder_bin = resolve(opts.recorderBin);
+    if (opts.recorderBin !== undefined) line.recorder_bin = opts.recorderBin;
   }
   return line;
 }
@@ -544,7 +544,7 @@ export async function run(opts, emit) {
               try {
                 res = subject === 'baseline'
                   ? await runBaseline(common)
-                  : await runVigil({ ...common, freePort, ingest: INGEST[subject], nodeFlags: subject === 'vigil-flags' ? flags : [], ...(subject === 'vigil-flags' && opts.recorderBin !== undefined ? { recorderBin: resolve(opts.recorderBin) } : {}) });
+                  : await runVigil({ ...common, freePort, ingest: INGEST[subject], nodeFlags: subject === 'vigil-flags' ? flags : [], ...(subject === 'vigil-flags' && opts.recorderBin !== undefined ? { recorderBin: opts.recorderBin } : {}) });
                 if (!opts.keep) await removeTempDir(dir);
                 break;
               } catch (err) {

@@ -23,6 +23,7 @@
 // stdout: one JSON line per figure; stderr: progress and a summary table. Exit code 1 on error (not on a missed target).
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
+import { resolve } from 'node:path';
 import { keepTempDirs } from './lib/lifecycle.js';
 
 const BENCHMARKS = {
@@ -36,7 +37,7 @@ const BENCHMARKS = {
 
 function usage(message) {
   if (message !== undefined) process.stderr.write(`bench: ${message}\n`);
-  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50,100] [--subjects native,vigil-ffmpeg,baseline] [--stream 1280x720@2000] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--recorder-node-args "ARGS"] [--keep]\n`);
+  process.stderr.write(`usage: node bench/run.js [${Object.keys(BENCHMARKS).join('|')} ...] [--cameras 1,10,50,100] [--subjects native,vigil-ffmpeg,baseline] [--stream 1280x720@2000] [--seconds 30] [--warmup 10] [--repeats 2] [--per-server 25] [--cpu-prof DIR] [--recorder-node-args "ARGS"] [--recorder-bin PATH] [--keep]\n`);
   process.exit(2);
 }
 
@@ -83,7 +84,7 @@ function parseArgs(argv, env) {
       case '--per-server': raw.perServer = value(); break;
       case '--cpu-prof': opts.cpuProf = value(); break;
       case '--recorder-node-args': opts.recorderNodeArgs = value(); break;
-      case '--recorder-bin': opts.recorderBin = value(); break;
+      case '--recorder-bin': opts.recorderBin = resolve(value()); break;
       case '--keep': opts.keep = true; break;
       case '--help': case '-h': usage(); break;
       default:

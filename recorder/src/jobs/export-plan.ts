@@ -2,7 +2,7 @@
 import { copyFile, mkdir, open, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { scanFragmentedFile } from '../media/fmp4-file.js';
-import { readVideoSpan } from '../media/media-span.js';
+import { readVideoSpan, type VideoSpan } from '../media/media-span.js';
 import type { ClosedSegment } from '../recording/closed-segment.js';
 import { JobFailure } from './job-record.js';
 
@@ -96,10 +96,8 @@ export async function writeConcatList(files: readonly WindowFile[], fromMs: numb
   return { listPath, seconds };
 }
 
-type VideoSpan = { start: number; end: number } | undefined;
-
 /** How far after this file's (in)point the next file's zero goes so its first picture follows this file's last. */
-export function joinDuration(span: VideoSpan, next: VideoSpan, inpointSeconds: number): number | undefined {
+export function joinDuration(span: VideoSpan | undefined, next: VideoSpan | undefined, inpointSeconds: number): number | undefined {
   if (span === undefined || next === undefined) return undefined;
   const duration = span.end - inpointSeconds - next.start;
   return Number.isFinite(duration) && duration > 0 ? duration : undefined;

@@ -102,8 +102,14 @@ async function lastFragmentEnd(file: FileReader, notBefore: number, tracks: Trac
   }
 }
 
+/** Where a file's video starts and ends, in seconds of the file's own time. */
+export interface VideoSpan {
+  start: number;
+  end: number;
+}
+
 /** A segment file's media: seconds for a progressive file (mvhd), or the video's span for a fragmented one. */
-type FileMedia = { kind: 'progressive'; seconds: number | undefined } | { kind: 'fragmented'; start: number; end: number };
+type FileMedia = { kind: 'progressive'; seconds: number | undefined } | ({ kind: 'fragmented' } & VideoSpan);
 
 async function mediaOf(file: FileReader): Promise<FileMedia | undefined> {
   const head = await file.read(0, HEAD_BYTES);
@@ -164,7 +170,7 @@ export async function readMediaSeconds(path: string, knownSize?: number): Promis
  * its first picture may start after the file's zero when audio came first). Undefined for a progressive file or one
  * that does not say. Reads the head and the tail of the file only.
  */
-export async function readVideoSpan(path: string): Promise<{ start: number; end: number } | undefined> {
+export async function readVideoSpan(path: string): Promise<VideoSpan | undefined> {
   const media = await withFile(path, undefined, mediaOf);
   return media?.kind === 'fragmented' ? { start: media.start, end: media.end } : undefined;
 }

@@ -14,7 +14,7 @@ export interface RtspClientOptions {
   readonly tlsRejectUnauthorized: boolean;
   readonly log: RtspLogger | undefined;
   readonly idle?: () => boolean;
-  /** An interleaved frame of the current connection; `payload` is valid only during the call. */
+  /** An interleaved frame of the current connection, `buffer[start, end)`; valid only during the call. */
   readonly onFrame: (channel: number, buffer: Buffer, start: number, end: number) => void;
   /** The current connection ended (connections given up on purpose by moveTo() or a reconnect do not count). */
   readonly onClose: (err: Error | undefined) => void;

@@ -312,7 +312,7 @@ export class RtspSession {
   private deliver(slot: number, buffer: Buffer, start: number, end: number): void {
     if (this.closeRequested) return;
     if ((slot & 1) === 0) this.opts.onRtp?.(slot >> 1, buffer, start, end);
-    else this.opts.onRtcp?.(slot >> 1, start === 0 && end === buffer.length ? buffer : buffer.subarray(start, end));
+    else this.opts.onRtcp?.(slot >> 1, buffer.subarray(start, end));
   }
 
   private onConnectionClosed(err: Error | undefined): void {

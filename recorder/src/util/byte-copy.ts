@@ -5,8 +5,8 @@
  *
  * `source.copy(target, at, start, end)` makes a Uint8Array view of the range first whenever the range is not all of
  * `source` (and `subarray` + `copy` makes one too); on the ingest path, once per RTP packet, those views are most of
- * what the garbage collector sees. This makes one plain Uint8Array (no Buffer prototype set-up) and no copy of the
- * whole source when the range is all of it. The caller makes sure the range fits in `target`.
+ * what the garbage collector sees. This makes one plain Uint8Array (no Buffer prototype set-up), and none when the
+ * range is all of `source`. The caller makes sure the range fits in `target`.
  */
 export function copyBytes(source: Uint8Array, start: number, end: number, target: Uint8Array, at: number): number {
   const length = end - start;
