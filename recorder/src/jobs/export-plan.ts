@@ -1,6 +1,6 @@
 // Which local files make up a window, and the concat list that trims them to it.
 import { copyFile, mkdir, open, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { scanFragmentedFile } from '../media/fmp4-file.js';
 import { readVideoSpan, type VideoSpan } from '../media/media-span.js';
 import type { ClosedSegment } from '../recording/closed-segment.js';
@@ -60,8 +60,13 @@ export async function collectWindowFiles(archive: LocalArchive, cameraId: string
   return files;
 }
 
-function quote(path: string): string {
-  return `'${path.replace(/'/g, "'\\''")}'`;
+/**
+ * A concat list's `file` line. ffmpeg reads a relative path in the list relative to the list's own folder (the job's
+ * scratch folder), not to the recorder's working directory: a relative `record_path` (the demo's `./var/recordings`)
+ * made every export fail. The path is made absolute first.
+ */
+function fileLine(path: string): string {
+  return `file '${resolve(path).replace(/'/g, "'\\''")}'`;
 }
 
 /**
@@ -80,7 +85,7 @@ export async function writeConcatList(files: readonly WindowFile[], fromMs: numb
   const lines = ['ffconcat version 1.0'];
   let seconds = 0;
   for (const [i, f] of files.entries()) {
-    lines.push(`file ${quote(f.path)}`);
+    lines.push(fileLine(f.path));
     const inMs = Math.max(0, fromMs - f.startMs);
     const outMs = Math.min(f.endMs, toMs) - f.startMs;
     if (inMs > 0) lines.push(`inpoint ${(inMs / 1000).toFixed(3)}`);
@@ -106,6 +111,6 @@ export function joinDuration(span: VideoSpan | undefined, next: VideoSpan | unde
 /** Plain concatenation of whole files (assembled parts). */
 export async function writePlainConcatList(paths: readonly string[], scratchDir: string): Promise<string> {
   const listPath = join(scratchDir, 'parts.txt');
-  await writeFile(listPath, `ffconcat version 1.0\n${paths.map((p) => `file ${quote(p)}`).join('\n')}\n`);
+  await writeFile(listPath, `ffconcat version 1.0\n${paths.map(fileLine).join('\n')}\n`);
   return listPath;
 }
