@@ -62,6 +62,7 @@ export class CameraRuntime implements FleetRuntime {
       kind: 'recording',
       maxQueuedBytes: RECORDING_QUEUE_BYTES,
       handle: (item) => this.#writer.handle(item),
+      handlerHoldsLeases: true,
       onError: (err) => log.error({ err: String(err) }, 'segment writer failed on an item'),
     });
     this.#supervisor = new CameraSupervisor({

@@ -4,7 +4,7 @@ import { buildFragment } from '../media/fmp4-fragment-writer.js';
 import { buildInitSegment } from '../media/fmp4-init-writer.js';
 import type { AacTrackConfig, MuxSample, VideoTrackConfig } from '../media/fmp4-muxer-types.js';
 import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
-import { SlabAllocator } from '../media/slab-allocator.js';
+import { FragmentMemory, type FragmentLease } from '../media/fragment-memory.js';
 import type { ParameterSets, VideoAccessUnit } from '../rtp/access-unit.js';
 import { PictureBatch } from './picture-batch.js';
 
@@ -47,6 +47,8 @@ export interface NativeStreamOptions {
    * Asked at every picture; absent means never (one fragment per picture).
    */
   mayHoldPictures?: () => boolean;
+  /** Where fragments are built (default: a FragmentMemory of this stream's own). */
+  memory?: FragmentMemory;
 }
 
 interface PendingAudio {
@@ -99,9 +101,15 @@ export class NativeStreamAssembler {
   #awaitKeyframe = false;
   /** Pictures dropped for stepping back in time (counted, not fatal). */
   droppedOutOfOrder = 0;
-  /** The fragments' memory: a few slabs a second rather than a Buffer per picture. */
-  readonly #slabs = new SlabAllocator();
-  readonly #allocate = (bytes: number): Buffer => this.#slabs.take(bytes);
+  /** The fragments' memory: blocks that go round rather than a Buffer per fragment. */
+  readonly #memory: FragmentMemory;
+  /** The lease of the block the fragment being built was carved from. */
+  #lease: FragmentLease | undefined;
+  readonly #allocate = (bytes: number): Buffer => {
+    const taken = this.#memory.take(bytes);
+    this.#lease = taken.lease;
+    return taken.data;
+  };
   readonly #mayHold: () => boolean;
   readonly #held = new PictureBatch();
 
@@ -110,6 +118,7 @@ export class NativeStreamAssembler {
     this.#audio = opts.audio;
     this.#now = opts.now ?? Date.now;
     this.#mayHold = opts.mayHoldPictures ?? (() => false);
+    this.#memory = opts.memory ?? new FragmentMemory();
   }
 
   /** The AAC track to record along with the video; set before the first picture. */
@@ -168,7 +177,15 @@ export class NativeStreamAssembler {
       ...(audio === undefined ? {} : { audio }),
     }, this.#allocate);
     if (wallClockMs !== undefined) fragment.wallClockMs = wallClockMs;
-    this.#handlers.onFragment(fragment);
+    const lease = this.#lease as FragmentLease;
+    fragment.lease = lease;
+    // Held while it is handed over: those who keep it take holds of their own before this returns.
+    const release = lease.hold();
+    try {
+      this.#handlers.onFragment(fragment);
+    } finally {
+      release();
+    }
   }
 
   /** `ticks`: the frame's RTP time unwrapped (sample-rate clock). */

@@ -1,4 +1,5 @@
 // Shared data shapes for fragmented-MP4 parsing: track info, init segments and media fragments.
+import type { FragmentLease } from './fragment-memory.js';
 
 export interface TrackInfo {
   trackId: number;
@@ -48,6 +49,11 @@ export interface MediaFragment {
    * arrival. Segment names use it instead of the time the fragment reached the hub.
    */
   wallClockMs?: number;
+  /**
+   * Native ingest reuses fragment memory: whoever keeps `data` (or a view of it) past the call that handed it over
+   * holds the lease until done with it, or marks it kept forever. Absent: plain garbage-collected memory.
+   */
+  lease?: FragmentLease;
 }
 
 /** Per-track summary of one traf (times in track timescale ticks). */

@@ -47,6 +47,8 @@ interface OpenSegment {
   /** Fragment bytes not written yet: one writev per write tick instead of one write per fragment. */
   pending: Buffer[];
   pendingBytes: number;
+  /** The holds on the pending fragments' memory, ended once their write is over (native ingest reuses it). */
+  pendingHolds: Array<() => void>;
   /** The last write in flight; writes to a file never overlap. */
   writing: Promise<void>;
   /** Writes handed over and not finished yet. */
@@ -65,6 +67,9 @@ const WRITE_BATCH_BYTES = 4 * 1024 * 1024;
  * One vectored write through the callback API: it takes the event loop about half the time per call of the promise
  * API's FileHandle.writev (measured), and a recorder makes five a second per camera.
  */
+/** For a fragment whose memory is plain garbage-collected memory (no lease). */
+const NO_HOLD = (): void => undefined;
+
 function writeAll(fd: number, parts: Buffer[]): Promise<void> {
   return new Promise((resolve, reject) => {
     writev(fd, parts, (err) => (err === null ? resolve() : reject(err)));
@@ -112,9 +117,10 @@ export class SegmentWriter implements ScheduledWriter {
   /**
    * The hub subscriber's handler: items arrive one at a time, in order. A fragment that only joins the batch is
    * handled synchronously (no promise); opening a file, a full batch's write and the stream's start or end return one.
+   * The writer holds a fragment's lease from here until its bytes are written (or dropped).
    */
   handle(item: StreamItem): Promise<void> | void {
-    if (item.type === 'fragment') return this.#write(item.fragment, item.receivedAt);
+    if (item.type === 'fragment') return this.#write(item.fragment, item.receivedAt, item.fragment.lease?.hold() ?? NO_HOLD);
     return this.#restart(item.type === 'init' ? item.init : undefined);
   }
 
@@ -133,34 +139,42 @@ export class SegmentWriter implements ScheduledWriter {
     while (this.#closing.size > 0) await Promise.all([...this.#closing]);
   }
 
-  #write(fragment: MediaFragment, receivedAt: number): Promise<void> | void {
-    if (!this.#mayWrite()) return undefined;
+  /** `release` ends the writer's hold on the fragment's memory: once written, or at once when it is not. */
+  #write(fragment: MediaFragment, receivedAt: number, release: () => void): Promise<void> | void {
+    if (!this.#mayWrite()) return release();
     const seg = this.#open;
-    if (seg === undefined || (fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt))) return this.#rollOver(fragment, receivedAt);
-    return this.#append(seg, fragment);
+    if (seg === undefined || (fragment.keyframe && this.#segmentFull(seg, fragment, receivedAt))) return this.#rollOver(fragment, receivedAt, release);
+    return this.#append(seg, fragment, release);
   }
 
   /** Starts the next file with this keyframe, after the full one. */
-  async #rollOver(fragment: MediaFragment, receivedAt: number): Promise<void> {
-    if (!fragment.keyframe || this.#init === undefined) return; // a segment starts on a keyframe
-    // The full file holds all its bytes before the next one becomes current: a file that is not current is whole.
-    await this.#flushOpen();
-    // The next file is opened before the full one is closed: GET …/current never sees a gap between the two.
-    let next: OpenSegment | undefined;
+  async #rollOver(fragment: MediaFragment, receivedAt: number, release: () => void): Promise<void> {
+    let handedOver = false;
     try {
-      next = await this.#openSegment(fragment, receivedAt);
+      if (!fragment.keyframe || this.#init === undefined) return; // a segment starts on a keyframe
+      // The full file holds all its bytes before the next one becomes current: a file that is not current is whole.
+      await this.#flushOpen();
+      // The next file is opened before the full one is closed: GET …/current never sees a gap between the two.
+      let next: OpenSegment | undefined;
+      try {
+        next = await this.#openSegment(fragment, receivedAt);
+      } finally {
+        this.#closeOpen();
+      }
+      if (next === undefined) return;
+      this.#open = next;
+      handedOver = true;
+      await this.#append(next, fragment, release);
     } finally {
-      this.#closeOpen();
+      if (!handedOver) release();
     }
-    if (next === undefined) return;
-    this.#open = next;
-    await this.#append(next, fragment);
   }
 
   /** Adds the fragment to the batch, written at the next write tick; returns the write when the batch is full. */
-  #append(seg: OpenSegment, fragment: MediaFragment): Promise<void> | undefined {
+  #append(seg: OpenSegment, fragment: MediaFragment, release: () => void): Promise<void> | undefined {
     if (seg.pending.length === 0) this.#writeScheduler.writeWaiting(this);
     for (const part of rebaseFragment(fragment.data, seg.offsets)) seg.pending.push(part);
+    seg.pendingHolds.push(release);
     seg.pendingBytes += fragment.data.length;
     seg.info.size += fragment.data.length;
     if (Number.isFinite(fragment.decodeTime)) seg.mediaEnd = fragment.decodeTime + fragment.duration;
@@ -237,6 +251,7 @@ export class SegmentWriter implements ScheduledWriter {
       offsets: trackOffsetsFor(init, fragment.decodeTime, fragment.data),
       pending: [],
       pendingBytes: 0,
+      pendingHolds: [],
       unfinishedWrites: 0,
       writing: Promise.resolve(),
     };
@@ -251,12 +266,16 @@ export class SegmentWriter implements ScheduledWriter {
   /** Writes what the segment holds in memory, after any write still in flight. */
   #flush(seg: OpenSegment): Promise<void> {
     const parts = seg.pending;
+    const holds = seg.pendingHolds;
     seg.pending = [];
+    seg.pendingHolds = [];
     seg.pendingBytes = 0;
     if (parts.length === 0) return seg.writing;
     seg.unfinishedWrites++;
     seg.writing = seg.writing.then(() => writeAll(seg.handle.fd, parts)).finally(() => {
       seg.unfinishedWrites--;
+      // Written, or failed and never to be retried: nobody needs these bytes from here.
+      for (const release of holds) release();
     });
     return seg.writing;
   }

@@ -17,6 +17,8 @@ export class StreamHub {
   #init: InitSegment | undefined;
   #gop: MediaFragment[] = [];
   #gopBytes = 0;
+  /** The GOP cache's holds on its fragments' memory (native ingest reuses it once nobody holds it). */
+  #gopHolds: Array<() => void> = [];
   #streaming = false;
   #sawKeyframe = false;
   #lastFragmentAt: number | undefined;
@@ -97,8 +99,7 @@ export class StreamHub {
     this.#init = init;
     this.#streaming = true;
     this.#sawKeyframe = false;
-    this.#gop = [];
-    this.#gopBytes = 0;
+    this.#clearGop();
     this.#broadcast({ type: 'init', init });
   }
 
@@ -109,14 +110,14 @@ export class StreamHub {
     this.#fragments++;
     this.#bytes += fragment.data.length;
     if (fragment.keyframe) {
-      this.#gop = [];
-      this.#gopBytes = 0;
+      this.#clearGop();
       this.#sawKeyframe = true;
     }
     // The cache always starts on a keyframe: before the stream's first one there is nothing to replay.
     if (this.#sawKeyframe && this.#gopBytes + fragment.data.length <= GOP_CACHE_MAX_BYTES) {
       this.#gop.push(fragment);
       this.#gopBytes += fragment.data.length;
+      if (fragment.lease !== undefined) this.#gopHolds.push(fragment.lease.hold());
     }
     this.#broadcast({ type: 'fragment', fragment, receivedAt });
   }
@@ -125,9 +126,16 @@ export class StreamHub {
   end(reason: StreamEndReason): void {
     if (!this.#streaming) return;
     this.#streaming = false;
+    this.#clearGop();
+    this.#broadcast({ type: 'end', reason });
+  }
+
+  #clearGop(): void {
     this.#gop = [];
     this.#gopBytes = 0;
-    this.#broadcast({ type: 'end', reason });
+    const holds = this.#gopHolds;
+    this.#gopHolds = [];
+    for (const release of holds) release();
   }
 
   #broadcast(item: StreamItem): void {

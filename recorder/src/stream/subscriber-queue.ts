@@ -7,6 +7,18 @@ export interface SubscriberOptions {
   maxQueuedBytes: number;
   handle(item: StreamItem): Promise<void> | void;
   onError?(err: unknown): void;
+  /**
+   * The handler holds a fragment's lease itself for as long as it keeps the fragment's bytes after it returns (the
+   * segment writer does): the queue then holds it only while the fragment waits. Otherwise (default) every fragment
+   * queued is marked kept forever, and its memory is never reused.
+   */
+  handlerHoldsLeases?: boolean;
+}
+
+interface Queued {
+  item: StreamItem;
+  /** Ends the queue's hold on the fragment's memory (native ingest), if it took one. */
+  release: (() => void) | undefined;
 }
 
 export interface SubscriberStats {
@@ -19,7 +31,7 @@ export interface SubscriberStats {
 
 export class SubscriberQueue {
   readonly #opts: SubscriberOptions;
-  #items: StreamItem[] = [];
+  #items: Queued[] = [];
   #queuedBytes = 0;
   #pumping = false;
   #skipping = false;
@@ -61,7 +73,7 @@ export class SubscriberQueue {
     } else if (item.type === 'init') {
       this.#skipping = false;
     }
-    this.#items.push(item);
+    this.#items.push({ item, release: this.#leaseHold(item) });
     this.#queuedBytes += itemBytes(item);
     if (!this.#pumping) this.#pump();
   }
@@ -76,14 +88,26 @@ export class SubscriberQueue {
     this.#closed = true;
   }
 
+  #leaseHold(item: StreamItem): (() => void) | undefined {
+    const lease = item.type === 'fragment' ? item.fragment.lease : undefined;
+    if (lease === undefined) return undefined;
+    if (this.#opts.handlerHoldsLeases === true) return lease.hold();
+    lease.keepForever();
+    return undefined;
+  }
+
   #dropBacklog(): void {
-    const kept: StreamItem[] = [];
+    const kept: Queued[] = [];
     for (const queued of this.#items) {
-      if (queued.type === 'fragment') this.#dropped++;
-      else kept.push(queued);
+      if (queued.item.type !== 'fragment') {
+        kept.push(queued);
+        continue;
+      }
+      this.#dropped++;
+      queued.release?.();
     }
     this.#items = kept;
-    this.#queuedBytes = kept.reduce((n, i) => n + itemBytes(i), 0);
+    this.#queuedBytes = kept.reduce((n, q) => n + itemBytes(q.item), 0);
     this.#skips++;
   }
 
@@ -93,31 +117,35 @@ export class SubscriberQueue {
    */
   #pump(): void {
     this.#pumping = true;
-    let item: StreamItem | undefined;
-    while ((item = this.#items.shift()) !== undefined) {
-      this.#queuedBytes -= itemBytes(item);
+    let queued: Queued | undefined;
+    while ((queued = this.#items.shift()) !== undefined) {
+      this.#queuedBytes -= itemBytes(queued.item);
       let pending: Promise<void> | void;
       try {
-        pending = this.#opts.handle(item);
+        pending = this.#opts.handle(queued.item);
       } catch (err) {
+        queued.release?.();
         this.#opts.onError?.(err);
         continue;
       }
       if (pending !== undefined) {
-        void this.#awaitThenPump(pending);
+        void this.#awaitThenPump(pending, queued.release);
         return;
       }
+      queued.release?.();
       this.#delivered++;
     }
     this.#idleAgain();
   }
 
-  async #awaitThenPump(pending: Promise<void>): Promise<void> {
+  async #awaitThenPump(pending: Promise<void>, release: (() => void) | undefined): Promise<void> {
     try {
       await pending;
       this.#delivered++;
     } catch (err) {
       this.#opts.onError?.(err);
+    } finally {
+      release?.();
     }
     this.#pump();
   }

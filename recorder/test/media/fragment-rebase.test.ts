@@ -1,10 +1,9 @@
-// Rebasing a fragment's decode times for a segment file, and the slab memory native fragments live in.
+// Rebasing a fragment's decode times for a segment file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BoxFormatError } from '../../src/media/box-reader.js';
 import type { InitSegment } from '../../src/media/fmp4-types.js';
 import { rebaseFragment, trackOffsetsFor } from '../../src/media/fragment-rebase.js';
-import { SlabAllocator } from '../../src/media/slab-allocator.js';
 import { box, fullBox, largeBox, u32, u64 } from './box-builder.js';
 
 /** A traf of `trackId` whose tfdt is version `version` at `decodeTime`. */
@@ -51,26 +50,6 @@ test('rebase: 64-bit box sizes are followed; a box overrunning its parent is a B
   assert.equal(tfdtOf(moof, 1), 300);
   const broken = Buffer.concat([u32(4000), Buffer.from('moof'), Buffer.alloc(8)]);
   assert.throws(() => rebaseFragment(broken, new Map([[1, 1]])), BoxFormatError);
-});
-
-test('slab allocator: regions from one slab do not overlap; a large request gets its own buffer', () => {
-  const slabs = new SlabAllocator({ slabBytes: 4096 });
-  const a = slabs.take(100);
-  const b = slabs.take(300);
-  assert.equal(a.buffer, b.buffer, 'small regions share a slab');
-  a.fill(1);
-  b.fill(2);
-  assert.ok(a.every((x) => x === 1), 'writing one region leaves the other alone');
-  assert.equal(a.length, 100);
-  assert.equal(slabs.allocations, 1);
-  const large = slabs.take(2000);
-  assert.notEqual(large.buffer, a.buffer);
-  assert.equal(slabs.allocations, 2);
-  // Filling the slab moves on to a new one; what was handed out stays intact.
-  const regions = Array.from({ length: 20 }, (_, i) => slabs.take(500).fill(i));
-  regions.forEach((r, i) => assert.ok(r.every((x) => x === i), `region ${i} intact`));
-  assert.ok(slabs.allocations >= 4);
-  assert.throws(() => new SlabAllocator({ slabBytes: 100 }), RangeError);
 });
 
 test('segment offsets: one offset in seconds for all tracks, from the earliest track of the first fragment, so nothing is clamped', () => {
