@@ -89,7 +89,7 @@ export const configSchema = z
      * The tick for cameras nobody watches live at the moment (only recorded, written in 200 ms batches anyway): longer
      * ticks mean fewer reads. Never shorter than ingest_read_tick_ms (a shorter value is raised to it).
      */
-    ingest_idle_read_tick_ms: z.number().int().min(0).max(1000).default(40),
+    ingest_idle_read_tick_ms: z.number().int().min(0).max(1000).default(100),
     record: z
       .object({
         format: z.enum(['fmp4', 'mp4']).default('fmp4'),

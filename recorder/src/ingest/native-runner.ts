@@ -75,7 +75,8 @@ export class NativeRunner implements IngestRunner {
       session = await RtspSession.open({
         url: camera.source,
         readScheduler: this.#opts.readScheduler,
-        idle: () => !handlers.watchedLive(),
+        // The short tick while nobody watches, too, until the audio has been placed against the video by arrival times.
+        idle: () => assembler.settled && !handlers.watchedLive(),
         transport: camera.rtspTransport,
         timeoutMs: this.#opts.timeoutMs ?? 5_000,
         log,

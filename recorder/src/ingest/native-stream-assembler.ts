@@ -27,6 +27,8 @@ const OUT_OF_ORDER_WINDOW = 50;
  * recording writes in 200 ms batches anyway, and each fragment costs the same however many pictures it holds.
  */
 const HELD_TICKS = VIDEO_CLOCK / 5;
+/** A camera that announces audio but sends none within this long of its first picture is not waited for (ms). */
+const FIRST_AUDIO_WAIT_MS = 2_000;
 /** Audio waiting for the next picture beyond this many frames is dropped (a camera whose video stopped). */
 const MAX_PENDING_AUDIO = 256;
 
@@ -119,6 +121,17 @@ export class NativeStreamAssembler {
     this.#now = opts.now ?? Date.now;
     this.#mayHold = opts.mayHoldPictures ?? (() => false);
     this.#memory = opts.memory ?? new FragmentMemory();
+  }
+
+  /**
+   * Whether the stream's timeline no longer depends on when packets arrive: the first picture has come, and the audio
+   * (if any) has been placed against it — by the arrival of its first frame — or did not come within 2 s. Until then
+   * the runner reads the camera on the short tick, so that arrival is measured to within that tick.
+   */
+  get settled(): boolean {
+    if (this.#firstVideoArrival === undefined) return false;
+    if (this.#audio === undefined || this.#audioOffset !== undefined) return true;
+    return this.#now() - this.#firstVideoArrival >= FIRST_AUDIO_WAIT_MS;
   }
 
   /** The AAC track to record along with the video; set before the first picture. */

@@ -165,3 +165,33 @@ test('audio that arrives ahead of the video waits for the fragment whose picture
   assert.deepEqual(framesIn(out[1]), [0, 1, 2, 3]);
   assert.deepEqual(framesIn(out[2]), [4, 5]);
 });
+
+test('settled: after the first picture without audio; with audio, once its first frame is placed or 2 s have passed', () => {
+  let now = 1_000;
+  const make = () => new NativeStreamAssembler({ onInit: () => undefined, onFragment: () => undefined, onUnsupported: () => undefined }, { audio: undefined, now: () => now });
+  const aac = { codec: 'aac' as const, audioSpecificConfig: Buffer.from([0x11, 0x88]), sampleRate: 48_000, channels: 1 };
+
+  const videoOnly = make();
+  videoOnly.setParameterSets(sets);
+  assert.equal(videoOnly.settled, false, 'nothing has arrived yet');
+  videoOnly.pushVideo(picture(true, 0), 0, undefined);
+  assert.equal(videoOnly.settled, true);
+
+  const withAudio = make();
+  withAudio.setAudio(aac);
+  withAudio.setParameterSets(sets);
+  withAudio.pushVideo(picture(true, 0), 0, undefined);
+  assert.equal(withAudio.settled, false, 'the audio is placed by its arrival: read it on the short tick');
+  now += 30;
+  withAudio.pushAudio(Buffer.from([0x21, 0x00]), 0);
+  assert.equal(withAudio.settled, true);
+
+  const silent = make();
+  silent.setAudio(aac);
+  silent.setParameterSets(sets);
+  silent.pushVideo(picture(true, 0), 0, undefined);
+  now += 1_999;
+  assert.equal(silent.settled, false);
+  now += 1;
+  assert.equal(silent.settled, true, 'audio announced but never sent is not waited for');
+});
