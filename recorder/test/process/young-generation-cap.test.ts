@@ -1,4 +1,4 @@
-// The young-generation cap: V8's new space stops at 8 MiB under churn that grows it to 32 MiB without the cap.
+// The young-generation cap: V8's new space stops at 4 MiB under churn that grows it to 32 MiB without the cap.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { test } from 'node:test';
@@ -30,7 +30,7 @@ async function newSpaceAfterChurn(cap: boolean): Promise<{ applied: boolean; siz
   return JSON.parse(stdout.trim()) as { applied: boolean; size: number };
 }
 
-test('young generation: capped at 8 MiB; the same churn without the cap grows it past that', { timeout: 60_000 }, async () => {
+test('young generation: capped at 4 MiB; the same churn without the cap grows it past that', { timeout: 60_000 }, async () => {
   const [capped, free] = await Promise.all([newSpaceAfterChurn(true), newSpaceAfterChurn(false)]);
   assert.equal(capped.applied, true);
   assert.ok(free.size > YOUNG_GENERATION_CAP_BYTES, `without the cap: ${free.size / 2 ** 20} MiB`);
