@@ -79,11 +79,16 @@ export class MsePlayer {
     const buffer = this.#source.addSourceBuffer(mime);
     buffer.mode = 'segments';
     buffer.addEventListener('updateend', () => {
+      // An append still running when detach() closed the MediaSource ends with 'updateend' on a SourceBuffer that has
+      // been removed from it: reading its `buffered` then throws. Nothing is left to do for it.
+      if (this.#detached) return;
       if (this.#appending) this.#measureStep(buffer);
       this.#appending = false;
       this.#next();
     });
-    buffer.addEventListener('error', () => this.#onFatal('the media buffer reported an error'));
+    buffer.addEventListener('error', () => {
+      if (!this.#detached) this.#onFatal('the media buffer reported an error');
+    });
     this.#buffer = buffer;
     this.#timer = window.setInterval(() => this.#chaseLiveEdge(), EDGE_CHECK_MS);
     this.append(init);

@@ -59,5 +59,7 @@ test('the live page plays natively ingested H.264 High + AAC (and H.265 when the
     return (v.webkitAudioDecodedByteCount ?? 0) > 0 || (v.audioTracks?.length ?? 0) > 0;
   });
   assert.ok(hasAudio, 'the AAC track reaches the browser');
-  assert.deepEqual(pageErrors, []);
+  // What each tile says (why a player was torn down, if one was) makes a page error here explainable.
+  const statuses = await page.evaluate(() => [...document.querySelectorAll('.tile')].map((tile) => tile.textContent ?? ''));
+  assert.deepEqual(pageErrors, [], `tiles: ${JSON.stringify(statuses)}`);
 });
