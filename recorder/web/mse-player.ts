@@ -79,9 +79,10 @@ export class MsePlayer {
     const buffer = this.#source.addSourceBuffer(mime);
     buffer.mode = 'segments';
     buffer.addEventListener('updateend', () => {
-      // An append still running when detach() closed the MediaSource ends with 'updateend' on a SourceBuffer that has
-      // been removed from it: reading its `buffered` then throws. Nothing is left to do for it.
-      if (this.#detached) return;
+      // Once the MediaSource is closed — by detach(), or by the media element on a decode error — its SourceBuffers
+      // are removed from it, and an append that was running ends with 'updateend' on one: reading its `buffered` then
+      // throws. Nothing is left to do for it (a decode error has already been reported through 'error').
+      if (this.#sourceClosed()) return;
       if (this.#appending) this.#measureStep(buffer);
       this.#appending = false;
       this.#next();
@@ -111,9 +112,14 @@ export class MsePlayer {
     URL.revokeObjectURL(this.#objectUrl);
   }
 
+  /** detach() was called, or the media element closed the MediaSource (a decode error): its SourceBuffer is gone. */
+  #sourceClosed(): boolean {
+    return this.#detached || this.#source.readyState === 'closed';
+  }
+
   #next(): void {
     const buffer = this.#buffer;
-    if (buffer === undefined || buffer.updating || this.#detached) return;
+    if (buffer === undefined || buffer.updating || this.#sourceClosed()) return;
     this.#chaseLiveEdge();
     this.#queueTrim(buffer);
     const op = this.#ops.shift();
