@@ -116,7 +116,9 @@ export class LiveTile {
     this.#setStatus('connecting…');
     const socket = new WebSocket(this.#deps.socketUrl(this.#camera));
     socket.binaryType = 'arraybuffer';
+    let playerError: string | undefined;
     const player = new MsePlayer(this.#video, (why) => {
+      playerError = why;
       this.#lastError = why;
       this.#setStatus(why);
       socket.close(1000, 'player failed');
@@ -141,14 +143,16 @@ export class LiveTile {
       const codecs = codecsFromInit(ev.data) ?? this.#camera.codec;
       if (codecs === null) {
         player.detach();
-        this.#setStatus('the stream codec is not known');
+        playerError = 'the stream codec is not known';
+        this.#setStatus(playerError);
         socket.close(1000, 'unknown codec');
         return;
       }
       player.start(ev.data, codecs).then(
         () => this.#setStatus(''),
         (err: unknown) => {
-          this.#lastError = err instanceof Error ? err.message : String(err);
+          playerError = err instanceof Error ? err.message : String(err);
+          this.#lastError = playerError;
           this.#setStatus(this.#lastError);
           socket.close(1000, 'cannot play');
         },
@@ -162,7 +166,7 @@ export class LiveTile {
       if (!opened) this.#deps.onConnectFailed();
       this.#failures++;
       const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (this.#failures - 1)) * (0.75 + Math.random() * 0.5);
-      this.#setStatus(`${CLOSE_TEXT[ev.code] ?? 'disconnected'}; retrying in ${Math.round(delay / 100) / 10} s`);
+      this.#setStatus(`${playerError ?? CLOSE_TEXT[ev.code] ?? 'disconnected'}; retrying in ${Math.round(delay / 100) / 10} s`);
       this.#retry = window.setTimeout(() => this.#connect(), delay);
     };
   }

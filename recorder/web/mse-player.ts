@@ -88,13 +88,22 @@ export class MsePlayer {
       this.#next();
     });
     buffer.addEventListener('error', () => {
-      if (!this.#detached) this.#onFatal('the media buffer reported an error');
+      // The media element records why (e.g. Chromium's "CHUNK_DEMUXER_ERROR_APPEND_FAILED: …") once the MediaSource
+      // has ended with a decode error, which happens after this event: read it a task later.
+      window.setTimeout(() => {
+        if (this.#detached) return;
+        const detail = this.#video.error?.message;
+        this.#onFatal(`the media buffer reported an error${detail ? `: ${detail}` : ''}`);
+      }, 0);
     });
     this.#buffer = buffer;
     this.#timer = window.setInterval(() => this.#chaseLiveEdge(), EDGE_CHECK_MS);
-    this.append(init);
+    // Fragments that came while the MediaSource was opening are queued already; the init segment goes before them.
+    this.#ops.unshift({ kind: 'append', data: init });
+    this.#next();
   }
 
+  /** Queues a media fragment; those that come before start() are played after its init segment. */
   append(data: ArrayBuffer): void {
     if (this.#detached) return;
     this.#ops.push({ kind: 'append', data });

@@ -70,14 +70,22 @@ test(`live view in Chromium: token prompt, a first picture, ${SOAK_SECONDS} s of
   const settled = await stats();
   let previous = await quality();
   const startFrames = previous.frames;
+  // A second in which playback barely moved: on a loaded 2-core machine (three of these tests at once, a neighbour
+  // starting its cameras and browser) one such second was seen in 2 of ~80 runs, near the end of the soak. A player that freezes —
+  // two such seconds in a row, or more than two in the soak — fails.
+  const slowSeconds: string[] = [];
+  let slowRun = 0;
   for (let s = 0; s < SOAK_SECONDS; s++) {
     await new Promise((r) => setTimeout(r, 1000));
     const now = await quality();
     // 25 fps: a second with a brief underrun on a loaded machine still shows a good part of them.
-    assert.ok(now.frames > previous.frames + 5, `frames advance every second (${previous.frames} → ${now.frames})`);
-    assert.ok(now.time > previous.time + 0.25, `playback time advances (${previous.time} → ${now.time})`);
+    const moved = now.frames > previous.frames + 5 && now.time > previous.time + 0.25;
+    slowRun = moved ? 0 : slowRun + 1;
+    if (!moved) slowSeconds.push(`second ${s + 1}: frames ${previous.frames} → ${now.frames}, time ${previous.time} → ${now.time}`);
+    if (slowRun >= 2 || slowSeconds.length > 2) assert.fail(`playback keeps moving: ${slowSeconds.join('; ')} (${JSON.stringify(await stats())})`);
     previous = now;
   }
+  if (slowSeconds.length > 0) t.diagnostic(`seconds in which playback barely moved: ${slowSeconds.join('; ')}`);
   const end = await stats();
   const latencies = await page.evaluate(() => (window as unknown as { __stampLatencies: Record<string, number[]> }).__stampLatencies['gate'] ?? []);
   const p50 = percentile(latencies, 50);

@@ -62,4 +62,33 @@ test('the live page plays natively ingested H.264 High + AAC (and H.265 when the
   // What each tile says (why a player was torn down, if one was) makes a page error here explainable.
   const statuses = await page.evaluate(() => [...document.querySelectorAll('.tile')].map((tile) => tile.textContent ?? ''));
   assert.deepEqual(pageErrors, [], `tiles: ${JSON.stringify(statuses)}`);
+
+  // A busy page opens its MediaSource late: the init segment and the cached GOP are already there when it opens. They
+  // are played in the order they came, the init segment first, on the one connection (seen on a loaded machine: a
+  // fragment appended before the init segment, a media buffer error and a reconnect).
+  const slowPage = await browser.newPage();
+  const slowPageErrors: string[] = [];
+  slowPage.on('pageerror', (err) => slowPageErrors.push(err.message));
+  await slowPage.addInitScript(delaySourceOpen, SOURCE_OPEN_DELAY_MS);
+  await slowPage.goto(rec.url);
+  const slowTime = (): Promise<number> => slowPage.evaluate(() => document.querySelector<HTMLVideoElement>('video[data-camera="hall"]')?.currentTime ?? 0);
+  const slowStats = (): Promise<{ connections: number; lastError?: string } | undefined> =>
+    slowPage.evaluate(() => (window as unknown as { vigilLive: { stats(): Record<string, { connections: number; lastError?: string }> } }).vigilLive.stats()['hall']);
+  await waitUntil(async () => (await slowTime()) > 1, 15_000, 'the page that opened its MediaSource late shows pictures').catch(async (err: Error) => {
+    throw new Error(`${err.message}: ${JSON.stringify(await slowStats())}`);
+  });
+  const hall = await slowStats();
+  assert.equal(hall?.connections, 1, `no reconnect (${JSON.stringify(hall)})`);
+  assert.deepEqual(slowPageErrors, []);
 });
+
+const SOURCE_OPEN_DELAY_MS = 700;
+
+/** Runs in the page before its scripts: every MediaSource's 'sourceopen' reaches its listeners `delayMs` late. */
+function delaySourceOpen(delayMs: number): void {
+  const add = MediaSource.prototype.addEventListener;
+  MediaSource.prototype.addEventListener = function (this: MediaSource, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions) {
+    if (type !== 'sourceopen' || typeof listener !== 'function') return add.call(this, type, listener as EventListenerOrEventListenerObject, options);
+    return add.call(this, type, (ev: Event) => window.setTimeout(() => listener.call(this, ev), delayMs), options);
+  } as typeof add;
+}
