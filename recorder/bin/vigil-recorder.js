@@ -23,5 +23,8 @@ main(process.argv.slice(2)).then(
   (err) => {
     process.stderr.write(`vigil-recorder: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
+    // What was started has been stopped (a port that cannot be bound stops the cameras first); a stray handle must
+    // not keep a failed recorder running.
+    setTimeout(() => process.exit(1), 1000).unref();
   },
 );

@@ -19,7 +19,7 @@ import { WriteScheduler } from './recording/write-scheduler.js';
 import { CameraRuntime, type CameraRuntimeDeps } from './fleet/camera-runtime.js';
 import { buildApp } from './http/app.js';
 import { TokenAuthenticator } from './http/auth.js';
-import { listen } from './http/server.js';
+import { listen, type RunningServer } from './http/server.js';
 import type { CameraControl } from './http/services.js';
 import { startJobs } from './jobs-wiring.js';
 import { startRecorderMode } from './modes/select-mode.js';
@@ -193,12 +193,35 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     jobs: jobs.service,
     operations: operations.app,
   });
-  const server = await listen(app, resolveListen(config.listen, config.auth.disabled));
-  log.info({ url: server.url, node: deps.nodeName, mode: mode.kind, cameras: registry.list().length }, `listening on ${server.url}`);
-  await operations.listen();
+  // Everything but the API server, in the order a shutdown stops it.
+  const stopAllButServer = async (): Promise<void> => {
+    clock.clearInterval(retentionTimer);
+    clock.clearInterval(rescanTimer);
+    recordPath.stop();
+    await jobs.close();
+    await fleet.shutdown();
+    await sequences.flush();
+    await mode.close();
+    await snapshots.close();
+    await operations.close();
+  };
+  let server: RunningServer | undefined;
+  try {
+    server = await listen(app, resolveListen(config.listen, config.auth.disabled));
+    log.info({ url: server.url, node: deps.nodeName, mode: mode.kind, cameras: registry.list().length }, `listening on ${server.url}`);
+    await operations.listen();
+  } catch (err) {
+    // A recorder nobody can reach (its port taken, an address it cannot bind) stops: the cameras it started close
+    // their open segments, and the caller exits with an error instead of recording unseen.
+    log.error({ err: err instanceof Error ? err.message : String(err) }, 'cannot listen; stopping');
+    await server?.close();
+    await stopAllButServer();
+    throw err;
+  }
+  const api = server;
 
   return {
-    url: server.url,
+    url: api.url,
     mode,
     fleet,
     index,
@@ -208,17 +231,9 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
       return registry.publish(FILE_SOURCE, camerasFromConfig(next));
     },
     shutdown: async () => {
-      clock.clearInterval(retentionTimer);
-      clock.clearInterval(rescanTimer);
-      recordPath.stop();
-      const closingServer = server.close();
-      await jobs.close();
-      await fleet.shutdown();
-      await sequences.flush();
+      const closingServer = api.close();
+      await stopAllButServer();
       await closingServer;
-      await mode.close();
-      await snapshots.close();
-      await operations.close();
     },
   };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { stringify } from 'yaml';
 import { writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { probe, topLevelBoxes } from '@vigil/testing/media-probe';
 import { processesMatching, waitUntil } from '@vigil/testing/processes';
 import { startRecorderProcess } from '../support/recorder-process.js';
@@ -134,6 +135,21 @@ test('a bad configuration stops the start with a non-zero exit naming the key', 
   const exit = await rec.waitExit();
   assert.equal(exit.code, 2);
   assert.match(rec.output(), /cameras\[1\]\.id: must match \^\[A-Za-z0-9\]\[A-Za-z0-9\._-\]\{0,63\}\$/);
+});
+
+test('a port another process holds stops the start: the cameras are stopped and the exit is non-zero, naming the address', { timeout: 30_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const port = (holder.address() as AddressInfo).port;
+  const rec = await startRecorderProcess({ dir, port, config: { auth: { disabled: true }, cameras: [{ id: 'busy-port', source: testsrc() }] }, waitListening: false });
+  t.after(() => rec.stop());
+  const exit = await rec.waitExit(15_000);
+  assert.equal(exit.code, 1);
+  assert.match(rec.output(), new RegExp(`EADDRINUSE.*127\\.0\\.0\\.1:${port}`));
+  assert.ok(rec.logs().some((l) => l.msg === 'cannot listen; stopping'), 'the log says why it stops');
+  assert.deepEqual(await processesMatching('vigil-camera=busy-port '), [], 'no ffmpeg is left behind');
 });
 
 test('without tokens the recorder refuses to start unless auth.disabled is true', { timeout: 30_000 }, async (t) => {

@@ -102,7 +102,6 @@ export async function startRecorderPod(cluster: TestCluster, node: string, opts:
   delete config['listen'];
   delete config['metrics'];
 
-  const port = opts.port ?? (await freePort());
   const env: Record<string, string> = {};
   for (const e of container.env ?? []) {
     if (e.value !== undefined) env[e.name] = e.value;
@@ -111,13 +110,24 @@ export async function startRecorderPod(cluster: TestCluster, node: string, opts:
     else if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.name') env[e.name] = pod.metadata?.name ?? '';
     else if (e.valueFrom?.secretKeyRef !== undefined) env[e.name] = (await secretData(cluster, e.valueFrom.secretKeyRef.name ?? ''))[e.valueFrom.secretKeyRef.key] ?? '';
   }
-  // Addresses: this process on loopback instead of the node's Service.
-  env['VIGIL_CLUSTER_ADVERTISE_URL'] = `http://127.0.0.1:${port}`;
   delete env['VIGIL_CLUSTER_PUBLIC_URL'];
   const { path: kubeconfig, token } = await cluster.kubeconfigFor('vigil-recorder', `recorder-${node}`);
   env['KUBECONFIG'] = kubeconfig;
   if (opts.apiCutOff === true) cluster.emulator.faults.cutOff(token, 'refuse');
-  const proc = await startRecorderProcess({ dir: join(opts.dir, 'process'), config, port, env, ownPaths: true });
+  // The advertised address must be known before the start, so the port is picked here; another process can take it
+  // before the recorder binds it (which then exits), so a freshly picked port is tried again.
+  const start = async (port: number): Promise<RecorderProcess> => {
+    env['VIGIL_CLUSTER_ADVERTISE_URL'] = `http://127.0.0.1:${port}`; // this process on loopback instead of the node's Service
+    return startRecorderProcess({ dir: join(opts.dir, 'process'), config, port, env, ownPaths: true });
+  };
+  let proc: RecorderProcess | undefined;
+  for (let attempt = 1; proc === undefined; attempt++) {
+    try {
+      proc = await start(opts.port ?? (await freePort()));
+    } catch (err) {
+      if (opts.port !== undefined || attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
+    }
+  }
   const podName = pod.metadata?.name ?? '';
   cluster.emulator.kubelet.setPodReadinessUrl(cluster.namespace, podName, `${proc.url}/api/health/ready`);
   return { node, podName, url: proc.url, apiToken: token, proc, hostPaths };

@@ -5,7 +5,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { freePort } from '@vigil/testing/net';
 
 export const RECORDER_BIN = fileURLToPath(new URL('../../../bin/vigil-recorder.js', import.meta.url));
 
@@ -54,9 +53,13 @@ export interface StartOptions {
   createRecordPath?: boolean;
 }
 
-/** Starts the recorder; resolves once it logs that it listens (or exits, when waitListening is false). */
+/**
+ * Starts the recorder; resolves once it logs that it listens (or at once, when waitListening is false). Without a
+ * `port` the recorder binds port 0 and the URL is read from its "listening on" line: a port picked beforehand can be
+ * taken by another process (an outgoing connection's ephemeral port) before the recorder binds it.
+ */
 export async function startRecorderProcess(opts: StartOptions): Promise<RecorderProcess> {
-  const port = opts.port ?? (await freePort());
+  const port = opts.port ?? 0;
   const recordPath = join(opts.dir, 'recordings');
   const workDir = join(opts.dir, 'work');
   const configFile = join(opts.dir, 'config.yaml');
@@ -137,8 +140,12 @@ export async function startRecorderProcess(opts: StartOptions): Promise<Recorder
     }
   };
 
+  let url = port === 0 ? undefined : `http://127.0.0.1:${port}`;
   const proc: RecorderProcess = {
-    url: `http://127.0.0.1:${port}`,
+    get url(): string {
+      if (url === undefined) throw new Error('the recorder has not said where it listens yet (started with waitListening: false)');
+      return url;
+    },
     dir: opts.dir,
     recordPath,
     workDir,
@@ -162,6 +169,14 @@ export async function startRecorderProcess(opts: StartOptions): Promise<Recorder
     },
     writeConfig,
   };
-  if (opts.waitListening !== false) await waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on'));
+  if (opts.waitListening !== false) {
+    try {
+      const listening = await waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on'));
+      url ??= String(listening['url']);
+    } catch (err) {
+      await proc.stop();
+      throw err;
+    }
+  }
   return proc;
 }
