@@ -24,6 +24,9 @@ export interface NodeStatusReporterOptions {
 
 type RecorderNodeObject = RecorderNode & KubeObject;
 
+/** Writes tried in one pass when the API answers 409 (someone wrote the status in between). */
+const CONFLICT_ATTEMPTS = 3;
+
 function differs(status: RecorderNode['status'], report: NodeReport): boolean {
   return status?.url !== report.url || status?.publicUrl !== report.publicUrl || status?.version !== report.version || status?.cameras !== report.cameras;
 }
@@ -39,7 +42,13 @@ export class NodeStatusReporter {
   }
 
   start(): void {
-    this.#timer ??= this.#opts.clock.setInterval(() => void this.tick(), this.#opts.tickMs ?? 2000);
+    if (this.#timer !== undefined) return;
+    this.#timer = this.#opts.clock.setInterval(() => void this.tick(), this.#opts.tickMs ?? 2000);
+    // At once when this node's RecorderNode appears or changes, not up to a tick later: until the URL is written,
+    // other nodes send callers to the operator's default (the node's Service name, never the public URL).
+    this.#opts.view.recorderNodes.onChange((key) => {
+      if (key === this.#opts.nodeName && this.#timer !== undefined) void this.tick();
+    });
     void this.tick();
   }
 
@@ -49,7 +58,7 @@ export class NodeStatusReporter {
   }
 
   async tick(): Promise<void> {
-    const { view, nodeName, client, log } = this.#opts;
+    const { view, nodeName, log } = this.#opts;
     if (this.#inFlight || !view.synced) return;
     const report = this.#opts.report();
     const cached = view.recorderNode(nodeName);
@@ -63,15 +72,28 @@ export class NodeStatusReporter {
     if (!differs(cached.status, report)) return;
     this.#inFlight = true;
     try {
-      const fresh = (await client.get<RecorderNodeObject>(Resources.recorderNodes, undefined, nodeName, { timeoutMs: 5000 })) ?? cached;
-      const status = { ...fresh.status, url: report.url, version: report.version, cameras: report.cameras };
-      if (report.publicUrl === undefined) delete status.publicUrl;
-      else status.publicUrl = report.publicUrl;
-      view.recorderNodes.upsert(await client.replaceStatus(Resources.recorderNodes, { ...fresh, status }, { timeoutMs: 5000 }));
-    } catch (err) {
-      if (!isConflict(err) && !isNotFound(err)) log.warn({ node: nodeName, err: (err as Error).message }, 'cannot write the RecorderNode status; retrying');
+      // The operator rewrites its part of the status at every heartbeat: a conflict is read again and retried at once.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.#write(report, cached);
+          return;
+        } catch (err) {
+          if (isConflict(err) && attempt < CONFLICT_ATTEMPTS) continue;
+          if (!isConflict(err) && !isNotFound(err)) log.warn({ node: nodeName, err: (err as Error).message }, 'cannot write the RecorderNode status; retrying');
+          return;
+        }
+      }
     } finally {
       this.#inFlight = false;
     }
+  }
+
+  async #write(report: NodeReport, cached: RecorderNodeObject): Promise<void> {
+    const { view, nodeName, client } = this.#opts;
+    const fresh = (await client.get<RecorderNodeObject>(Resources.recorderNodes, undefined, nodeName, { timeoutMs: 5000 })) ?? cached;
+    const status = { ...fresh.status, url: report.url, version: report.version, cameras: report.cameras };
+    if (report.publicUrl === undefined) delete status.publicUrl;
+    else status.publicUrl = report.publicUrl;
+    view.recorderNodes.upsert(await client.replaceStatus(Resources.recorderNodes, { ...fresh, status }, { timeoutMs: 5000 }));
   }
 }

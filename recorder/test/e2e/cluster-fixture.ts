@@ -120,6 +120,12 @@ export async function startLoopbackCluster(t: TestContext, opts: { nodes: string
   await fixture.startOperator('op-2');
   await waitUntil(async () => (await cluster.recorderNodes()).length === opts.nodes.length, 30_000, 'a RecorderNode per Node');
   for (const node of opts.nodes) await fixture.startPod(node);
+  // Up means every recorder has written its URL: before that the operator gives other nodes the node's Service name,
+  // which resolves in a cluster but not on loopback.
+  await waitUntil(async () => {
+    const written = new Map((await cluster.recorderNodes()).map((rn) => [rn.metadata?.name, rn.status?.url]));
+    return opts.nodes.every((node) => written.get(node) === pods.get(node)?.url);
+  }, 30_000, 'every recorder’s URL on its RecorderNode');
   return fixture;
 }
 
