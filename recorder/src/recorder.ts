@@ -193,14 +193,16 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     jobs: jobs.service,
     operations: operations.app,
   });
-  // Everything but the API server, in the order a shutdown stops it.
-  const stopAllButServer = async (): Promise<void> => {
+  // Stops everything this function started, in order; the API server closes alongside (it may not be listening yet).
+  const stopAll = async (server: RunningServer | undefined): Promise<void> => {
     clock.clearInterval(retentionTimer);
     clock.clearInterval(rescanTimer);
     recordPath.stop();
+    const closingServer = server?.close();
     await jobs.close();
     await fleet.shutdown();
     await sequences.flush();
+    await closingServer;
     await mode.close();
     await snapshots.close();
     await operations.close();
@@ -214,8 +216,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     // A recorder nobody can reach (its port taken, an address it cannot bind) stops: the cameras it started close
     // their open segments, and the caller exits with an error instead of recording unseen.
     log.error({ err: err instanceof Error ? err.message : String(err) }, 'cannot listen; stopping');
-    await server?.close();
-    await stopAllButServer();
+    await stopAll(server);
     throw err;
   }
   const api = server;
@@ -230,10 +231,6 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
       retentionConfig = next.record.retention;
       return registry.publish(FILE_SOURCE, camerasFromConfig(next));
     },
-    shutdown: async () => {
-      const closingServer = api.close();
-      await stopAllButServer();
-      await closingServer;
-    },
+    shutdown: () => stopAll(api),
   };
 }

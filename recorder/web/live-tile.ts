@@ -116,13 +116,15 @@ export class LiveTile {
     this.#setStatus('connecting…');
     const socket = new WebSocket(this.#deps.socketUrl(this.#camera));
     socket.binaryType = 'arraybuffer';
+    /** Why this connection's player gave up, if it did: the retry status says it instead of the close code. */
     let playerError: string | undefined;
-    const player = new MsePlayer(this.#video, (why) => {
+    const giveUp = (why: string, closeReason: string): void => {
       playerError = why;
       this.#lastError = why;
       this.#setStatus(why);
-      socket.close(1000, 'player failed');
-    });
+      socket.close(1000, closeReason);
+    };
+    const player = new MsePlayer(this.#video, (why) => giveUp(why, 'player failed'));
     this.#socket = socket;
     this.#player = player;
     this.#connections++;
@@ -143,19 +145,12 @@ export class LiveTile {
       const codecs = codecsFromInit(ev.data) ?? this.#camera.codec;
       if (codecs === null) {
         player.detach();
-        playerError = 'the stream codec is not known';
-        this.#setStatus(playerError);
-        socket.close(1000, 'unknown codec');
+        giveUp('the stream codec is not known', 'unknown codec');
         return;
       }
       player.start(ev.data, codecs).then(
         () => this.#setStatus(''),
-        (err: unknown) => {
-          playerError = err instanceof Error ? err.message : String(err);
-          this.#lastError = playerError;
-          this.#setStatus(this.#lastError);
-          socket.close(1000, 'cannot play');
-        },
+        (err: unknown) => giveUp(err instanceof Error ? err.message : String(err), 'cannot play'),
       );
     };
     socket.onclose = (ev) => {

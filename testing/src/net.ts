@@ -13,3 +13,21 @@ export async function freePort(): Promise<number> {
   if (address === null || typeof address === 'string') throw new Error('freePort: no TCP address');
   return address.port;
 }
+
+/**
+ * Starts a server on a port picked with freePort(), and on another one when `portTaken(err)` says someone took the
+ * port between the pick and the bind (an outgoing connection's ephemeral port can). For servers whose address must
+ * be known before they start; a server that can bind port 0 itself and say where it listens needs none of this.
+ */
+export async function startOnFreshPort<T>(start: (port: number) => Promise<T>, portTaken: (err: unknown) => boolean, attempts: number): Promise<T> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    try {
+      return await start(await freePort());
+    } catch (err) {
+      lastError = err;
+      if (!portTaken(err)) throw err;
+    }
+  }
+  throw lastError;
+}

@@ -1,7 +1,7 @@
 // Test support: starts and stops the real RTSP camera fixture (testing/fixtures/rtsp_camera.py) as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Socket } from 'node:net';
-import { freePort } from './net.js';
+import { startOnFreshPort } from './net.js';
 import { fileURLToPath } from 'node:url';
 
 export interface RtspCameraOptions {
@@ -338,21 +338,16 @@ export async function startRtspCamera(opts: RtspCameraOptions = {}): Promise<Rts
     return camera;
   }
 
-  let lastError: unknown;
-  for (let attempt = 0; attempt < FRESH_PORT_ATTEMPTS; attempt++) {
-    const port = await freePort();
-    try {
+  return startOnFreshPort(
+    async (port) => {
       const spawned = await spawnRtspFixture(args(port), port);
       const camera = new Camera(args, spawned.port, path, user, password);
       camera.adopt(spawned);
       return camera;
-    } catch (err) {
-      lastError = err;
-      // Someone grabbed the port between freePort() and the bind: try another one.
-      if (!(err instanceof StartError) || !err.portInUse) throw err;
-    }
-  }
-  throw lastError;
+    },
+    (err) => err instanceof StartError && err.portInUse,
+    FRESH_PORT_ATTEMPTS,
+  );
 }
 
 /**

@@ -21,10 +21,10 @@ async function camerasOf(fx: LoopbackCluster): Promise<Map<string, Camera>> {
 
 /** Each RecorderNode's status.url and each Camera's status node and url, as the API holds them (for failure messages). */
 async function nodeUrls(fx: LoopbackCluster): Promise<string> {
-  const rns = JSON.parse(await fx.cluster.kubectl('get', 'recordernodes', '-o', 'json')) as { items: Array<{ metadata: { name: string; resourceVersion: string }; status?: { url?: string } }> };
+  const rns = await fx.cluster.recorderNodes();
   const cameras = [...(await camerasOf(fx)).entries()];
   return [
-    ...rns.items.map((rn) => `RecorderNode ${rn.metadata.name} (rv ${rn.metadata.resourceVersion}): url=${rn.status?.url ?? '-'}`),
+    ...rns.map((rn) => `RecorderNode ${rn.metadata?.name} (rv ${rn.metadata?.resourceVersion}): url=${rn.status?.url ?? '-'}`),
     ...cameras.map(([name, cam]) => `Camera ${name}: node=${cam.status?.node ?? '-'} url=${cam.status?.url ?? '-'}`),
   ].join('\n');
 }

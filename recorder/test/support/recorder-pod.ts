@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Pod, V1Volume } from '@kubernetes/client-node';
 import type { TestCluster } from '@vigil/testing/kube-cluster';
-import { freePort } from '@vigil/testing/net';
+import { startOnFreshPort } from '@vigil/testing/net';
 import { waitUntil } from '@vigil/testing/processes';
 import { parse } from 'yaml';
 import { startRecorderProcess, type RecorderProcess } from './recorder-process.js';
@@ -30,6 +30,9 @@ export interface RecorderPodOptions {
   /** Start cut off from the API (its new token refused from the first request): a restart during an outage. */
   apiCutOff?: boolean;
 }
+
+/** Ports tried when the one picked is taken before the recorder binds it. */
+const FRESH_PORT_ATTEMPTS = 3;
 
 /** The operator's Pod for `node`, once it exists. */
 export async function recorderPodOf(cluster: TestCluster, node: string, timeoutMs = 30_000): Promise<V1Pod> {
@@ -114,20 +117,13 @@ export async function startRecorderPod(cluster: TestCluster, node: string, opts:
   const { path: kubeconfig, token } = await cluster.kubeconfigFor('vigil-recorder', `recorder-${node}`);
   env['KUBECONFIG'] = kubeconfig;
   if (opts.apiCutOff === true) cluster.emulator.faults.cutOff(token, 'refuse');
-  // The advertised address must be known before the start, so the port is picked here; another process can take it
-  // before the recorder binds it (which then exits), so a freshly picked port is tried again.
+  // The advertised address must be known before the start, so the port is picked here (and picked again when another
+  // process takes it before the recorder binds it: the recorder then exits with EADDRINUSE).
   const start = async (port: number): Promise<RecorderProcess> => {
     env['VIGIL_CLUSTER_ADVERTISE_URL'] = `http://127.0.0.1:${port}`; // this process on loopback instead of the node's Service
     return startRecorderProcess({ dir: join(opts.dir, 'process'), config, port, env, ownPaths: true });
   };
-  let proc: RecorderProcess | undefined;
-  for (let attempt = 1; proc === undefined; attempt++) {
-    try {
-      proc = await start(opts.port ?? (await freePort()));
-    } catch (err) {
-      if (opts.port !== undefined || attempt >= 3 || !String(err).includes('EADDRINUSE')) throw err;
-    }
-  }
+  const proc = opts.port !== undefined ? await start(opts.port) : await startOnFreshPort(start, (err) => String(err).includes('EADDRINUSE'), FRESH_PORT_ATTEMPTS);
   const podName = pod.metadata?.name ?? '';
   cluster.emulator.kubelet.setPodReadinessUrl(cluster.namespace, podName, `${proc.url}/api/health/ready`);
   return { node, podName, url: proc.url, apiToken: token, proc, hostPaths };
