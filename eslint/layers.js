@@ -26,11 +26,12 @@ export const RECORDER_LAYERS = {
   db: ['cameras', 'config', 'recording', 'util'],
   archive: ['cameras', 'config', 'db', 'media', 'recording', 'util'],
   jobs: ['media', 'peers', 'process', 'recording', 'util'],
+  playback: ['archive', 'media', 'recording', 'util'],
   fleet: ['cameras', 'ingest', 'recording', 'stream', 'util'],
   cluster: ['archive', 'cameras', 'config', 'db', 'health', 'peers', 'recording', 'util'],
   modes: ['archive', 'cameras', 'cluster', 'config', 'db', 'health', 'peers', 'recording', 'util'],
   rtsp: ['util'],
-  http: ['archive', 'cameras', 'cluster', 'config', 'health', 'jobs', 'license', 'media', 'metrics', 'ptz', 'recording', 'snapshot', 'stream', 'util'],
+  http: ['archive', 'cameras', 'cluster', 'config', 'health', 'jobs', 'license', 'media', 'metrics', 'playback', 'ptz', 'recording', 'snapshot', 'stream', 'util'],
 };
 
 /** Packages only some folders may import (every other folder of that workspace may not). */

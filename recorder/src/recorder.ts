@@ -25,6 +25,7 @@ import { startJobs } from './jobs-wiring.js';
 import { startRecorderMode } from './modes/select-mode.js';
 import type { RecorderMode } from './modes/recorder-mode.js';
 import { createOperations } from './operations-wiring.js';
+import { playbackService } from './playback-wiring.js';
 import { apiTokens } from './api-tokens.js';
 import { fileClusterToken } from './peers/cluster-token.js';
 import { PtzService } from './ptz/ptz-service.js';
@@ -191,6 +192,16 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     snapshots,
     ptz,
     jobs: jobs.service,
+    playback: playbackService({
+      recordPath: config.record_path,
+      index,
+      catalog,
+      fleet,
+      knowsCamera: (id) => registry.get(id) !== undefined,
+      clock,
+      log,
+      followIdleMs: config.stall_seconds * 1000,
+    }),
     operations: operations.app,
   });
   // Stops everything this function started, in order; the API server closes alongside (it may not be listening yet).

@@ -5,12 +5,15 @@ import type { Logger } from 'pino';
 import type { CameraLocator } from '../cameras/camera-locator.js';
 import type { TokenAuthenticator } from './auth.js';
 import { installCameraRouting } from './camera-routing.js';
+import { installCrossOrigin } from './cross-origin.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { installLiveSocket } from './live-socket.js';
 import type { LiveLimits } from './live-viewer.js';
 import { archiveCurrentRoutes } from './routes/archive-current.js';
 import { archiveJobRoutes, type JobsService } from './routes/archive-jobs.js';
+import { archivePlayRoutes } from './routes/archive-play.js';
+import { archiveSegmentFileRoutes } from './routes/archive-segment-file.js';
 import { jobStatusRoutes } from './routes/job-status.js';
 import { archiveSegmentsRoutes, type SegmentsRouteOptions } from './routes/archive-segments.js';
 import { cameraControlRoutes } from './routes/cameras-control.js';
@@ -25,7 +28,7 @@ import type { NodeMetricsRecord } from '../metrics/node-metrics.js';
 import { ptzRoutes, type PtzControl } from './routes/ptz.js';
 import { snapshotRoutes, type SnapshotSource } from './routes/snapshot.js';
 import { webPageRoutes } from './routes/web-page.js';
-import type { CameraControl } from './services.js';
+import type { CameraControl, PlaybackService } from './services.js';
 
 export interface AppDeps {
   log: Logger;
@@ -36,6 +39,8 @@ export interface AppDeps {
   locator: CameraLocator;
   /** The segment listing's archive source, open segments and clocks. */
   archive: Omit<SegmentsRouteOptions, 'auth'>;
+  /** Segment files and windows cut across them (playback/). */
+  playback: PlaybackService;
   /** Export, time-lapse and assembly jobs (jobs/). */
   jobs: JobsService;
   /** Camera stills, cached and single-flight (snapshot/). */
@@ -72,11 +77,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await installOpenApi(app, deps.version); // before every route: swagger collects routes as they are added
   if (deps.operations.observeRequest !== undefined) installRequestMetrics(app, deps.operations.observeRequest);
   installCameraRouting(app, deps.locator);
+  installCrossOrigin(app);
   await app.register(healthRoutes, { version: deps.version });
   await app.register(readyRoutes, { version: deps.version, auth: deps.auth, readiness: deps.operations.readiness });
   await app.register(nodeMetricsRoutes, { auth: deps.auth, read: deps.operations.nodeMetrics });
   await app.register(archiveCurrentRoutes, { auth: deps.auth, cameras: deps.cameras });
   await app.register(archiveSegmentsRoutes, { auth: deps.auth, ...deps.archive });
+  await app.register(archiveSegmentFileRoutes, { auth: deps.auth, playback: deps.playback });
+  await app.register(archivePlayRoutes, { auth: deps.auth, cameras: deps.cameras, playback: deps.playback });
   await app.register(archiveJobRoutes, { auth: deps.auth, jobs: deps.jobs });
   await app.register(jobStatusRoutes, { auth: deps.auth, jobs: deps.jobs });
   await app.register(cameraControlRoutes, { auth: deps.auth, cameras: deps.cameras });

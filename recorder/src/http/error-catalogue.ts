@@ -36,6 +36,10 @@ export const ERROR_CATALOGUE = {
   node_not_found: { status: 404, message: 'no such cluster node (RecorderNode)' },
   invalid_membership: { status: 400, message: 'the membership must name at least one node' },
   cluster_unreachable: { status: 503, message: "the cluster's state store (the Kubernetes API) cannot be reached" },
+  invalid_filename: { status: 400, message: "the file name is not a segment file name of the camera" },
+  segment_not_found: { status: 404, message: 'no such segment file on this node' },
+  no_recordings: { status: 404, message: 'nothing is recorded on this node in the window' },
+  not_fragmented: { status: 409, message: 'the window starts in a progressive MP4 segment, which play cannot cut' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

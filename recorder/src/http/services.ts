@@ -1,4 +1,6 @@
 // What the HTTP layer needs from the recorder's services: small interfaces, implemented below http/.
+import type { PlayRequest, PlayStream } from '../playback/play-stream.js';
+import type { SegmentFile } from '../playback/segment-file.js';
 import type { OpenSegmentInfo } from '../recording/closed-segment.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 
@@ -19,4 +21,12 @@ export interface CameraControl {
   liveHub(cameraId: string): LiveHub | undefined;
   /** How a running camera is read (native or ffmpeg) and why ffmpeg when native was wanted; undefined when stopped. */
   ingest(cameraId: string): { path: 'native' | 'ffmpeg'; fallbackReason: string | undefined } | undefined;
+}
+
+/** The playback server: segment files as they are on disk, and windows cut across them (playback/). */
+export interface PlaybackService {
+  /** Throws PlaybackError (no_recordings, not_fragmented) or ArchiveDiskError before anything is streamed. */
+  open(req: PlayRequest, signal: AbortSignal): Promise<PlayStream>;
+  /** Throws SegmentFileError (invalid_filename, segment_not_found, camera_not_found). */
+  segmentFile(cameraId: string, requested: string): Promise<SegmentFile>;
 }

@@ -53,6 +53,8 @@ interface OpenSegment {
   writing: Promise<void>;
   /** Writes handed over and not finished yet. */
   unfinishedWrites: number;
+  /** Bytes on disk whose write has finished: always the end of a whole fragment (or of the init segment). */
+  writtenSize: number;
 }
 
 /**
@@ -103,13 +105,16 @@ export class SegmentWriter implements ScheduledWriter {
     return this.#closedCount;
   }
 
-  /** The file being written right now, if any. */
-  /** Files on disk that the index does not hold yet: those being closed, then the open one. */
-  unindexed(): Array<OpenSegmentInfo & { writtenPath: string }> {
+  /**
+   * Files on disk that the index does not hold yet: those being closed, then the open one. `writtenSize` is how much
+   * of the file a reader may take: whole boxes only (fragments still in a batch, or in a write, are not counted).
+   */
+  unindexed(): Array<OpenSegmentInfo & { writtenPath: string; writtenSize: number }> {
     const segs = [...this.#finishing.values(), ...(this.#open === undefined ? [] : [this.#open])];
-    return segs.map((seg) => ({ ...seg.info, writtenPath: seg.writtenPath }));
+    return segs.map((seg) => ({ ...seg.info, writtenPath: seg.writtenPath, writtenSize: seg.writtenSize }));
   }
 
+  /** The file being written right now, if any. */
   current(): OpenSegmentInfo | undefined {
     return this.#open === undefined ? undefined : { ...this.#open.info };
   }
@@ -242,6 +247,7 @@ export class SegmentWriter implements ScheduledWriter {
     }
     await handle.write(init.data);
     const seg: OpenSegment = {
+      writtenSize: init.data.length,
       info: { cameraId, filename, start, sequence, size: init.data.length },
       handle,
       writtenPath,
@@ -267,12 +273,16 @@ export class SegmentWriter implements ScheduledWriter {
   #flush(seg: OpenSegment): Promise<void> {
     const parts = seg.pending;
     const holds = seg.pendingHolds;
+    const bytes = seg.pendingBytes;
     seg.pending = [];
     seg.pendingHolds = [];
     seg.pendingBytes = 0;
     if (parts.length === 0) return seg.writing;
     seg.unfinishedWrites++;
-    seg.writing = seg.writing.then(() => writeAll(seg.handle.fd, parts)).finally(() => {
+    seg.writing = seg.writing.then(async () => {
+      await writeAll(seg.handle.fd, parts);
+      seg.writtenSize += bytes;
+    }).finally(() => {
       seg.unfinishedWrites--;
       // Written, or failed and never to be retried: nobody needs these bytes from here.
       for (const release of holds) release();

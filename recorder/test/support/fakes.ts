@@ -9,7 +9,9 @@ import type { ReadinessReport } from '../../src/health/readiness.js';
 import type { JobsService } from '../../src/http/routes/archive-jobs.js';
 import type { PtzControl } from '../../src/http/routes/ptz.js';
 import type { SnapshotSource } from '../../src/http/routes/snapshot.js';
-import type { CameraControl } from '../../src/http/services.js';
+import type { CameraControl, PlaybackService } from '../../src/http/services.js';
+import { PlaybackError } from '../../src/playback/playback-errors.js';
+import { SegmentFileError, segmentFilename } from '../../src/playback/segment-file.js';
 import { createLogger, type Logger } from '../../src/log/logger.js';
 import type { StreamHub } from '../../src/stream/stream-hub.js';
 import type { Clock, TimerHandle } from '../../src/util/clock.js';
@@ -144,6 +146,17 @@ export const NO_JOBS: JobsService = {
   isExpired: async () => false,
   resultPath: (id) => `/nonexistent/${id}`,
   isKnownPeer: () => false,
+};
+
+/** A node whose archive holds nothing to play or serve. */
+export const NO_PLAYBACK: PlaybackService = {
+  open: async (req) => {
+    throw new PlaybackError('no_recordings', `camera ${req.cameraId} has nothing recorded here`);
+  },
+  segmentFile: async (cameraId, requested) => {
+    segmentFilename(cameraId, requested);
+    throw new SegmentFileError('segment_not_found', `no segment file ${requested}`);
+  },
 };
 
 export const NO_SNAPSHOTS: SnapshotSource = {

@@ -13,11 +13,11 @@ import type { LiveLimits } from '../../src/http/live-viewer.js';
 import type { JobsService } from '../../src/http/routes/archive-jobs.js';
 import type { PtzControl } from '../../src/http/routes/ptz.js';
 import type { SnapshotSource } from '../../src/http/routes/snapshot.js';
-import type { CameraControl } from '../../src/http/services.js';
+import type { CameraControl, PlaybackService } from '../../src/http/services.js';
 import type { Logger } from '../../src/log/logger.js';
 import type { NodeMetricsRecord } from '../../src/metrics/node-metrics.js';
 import type { OpenSegmentInfo } from '../../src/recording/closed-segment.js';
-import { EMPTY_ARCHIVE, mapLocator, NO_JOBS, NO_PTZ, NO_SNAPSHOTS, READY, testLogger } from './fakes.js';
+import { EMPTY_ARCHIVE, mapLocator, NO_JOBS, NO_PLAYBACK, NO_PTZ, NO_SNAPSHOTS, READY, testLogger } from './fakes.js';
 import { sha256 } from './recorder-process.js';
 
 /** Bearer tokens of the test app, one per role. */
@@ -31,6 +31,7 @@ export interface TestAppOptions {
   archive?: ArchiveSource;
   openSegment?(cameraId: string): OpenSegmentInfo | undefined;
   jobs?: JobsService;
+  playback?: PlaybackService;
   snapshots?: SnapshotSource;
   ptz?: PtzControl;
   readiness?: ReadinessReport;
@@ -75,6 +76,7 @@ export async function buildTestApp(opts: TestAppOptions): Promise<TestApp> {
       now: () => Date.now(),
     },
     jobs: opts.jobs ?? NO_JOBS,
+    playback: opts.playback ?? NO_PLAYBACK,
     snapshots: opts.snapshots ?? NO_SNAPSHOTS,
     ptz: opts.ptz ?? NO_PTZ,
     stallSeconds: opts.stallSeconds ?? 10,

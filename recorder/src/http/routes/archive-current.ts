@@ -23,7 +23,7 @@ export const archiveCurrentRoutes: FastifyPluginAsyncZod<CurrentRouteOptions> = 
           404: errorResponse,
         },
       },
-      config: { camera: { from: 'params', key: 'camera_id', unknown: 'not_found' } },
+      config: { camera: { from: 'params', key: 'camera_id', unknown: 'not_found' }, crossOrigin: true },
       onRequest: async (req) => {
         opts.auth.require(req, 'viewer');
       },

@@ -4,10 +4,9 @@ import { z } from 'zod';
 import type { AssemblePart, JobKind, JobRecord } from '../../jobs/job-record.js';
 import type { TokenAuthenticator } from '../auth.js';
 import { integerFromText } from '../../util/integer-text.js';
+import { jobWindow } from '../window-query.js';
 import { ApiError } from '../error-catalogue.js';
 import { cameraIdParam, errorResponse } from '../schemas.js';
-
-export const MAX_JOB_WINDOW_SECONDS = 4 * 3600;
 
 export interface JobSubmission {
   camera_id: string;
@@ -36,21 +35,6 @@ export interface JobRouteOptions {
 
 const submitted = z.object({ job_id: z.string(), status_url: z.string(), download_url: z.string() });
 const bounds = z.object({ from: z.string().optional(), to: z.string().optional(), speed: z.string().optional(), access_token: z.string().optional() });
-
-function integer(name: string, value: string | undefined, required: boolean): number | undefined {
-  if (value === undefined) {
-    if (required) throw new ApiError('invalid_parameter', `${name} is required (integer epoch seconds)`, { parameter: name });
-    return undefined;
-  }
-  const n = integerFromText(value);
-  if (n === undefined) throw new ApiError('invalid_parameter', `${name} must be an integer, got "${value.slice(0, 40)}"`, { parameter: name });
-  return n;
-}
-
-function checkWindow(from: number, to: number): void {
-  if (from >= to) throw new ApiError('invalid_window', `from (${from}) must be before to (${to})`, { parameter: 'from' });
-  if (to - from > MAX_JOB_WINDOW_SECONDS) throw new ApiError('window_too_long', `the window is ${to - from} s; at most ${MAX_JOB_WINDOW_SECONDS} s (4 hours)`, { parameter: 'to' });
-}
 
 /** Export and time-lapse take their window in the query; a body (even `{}`) is a client mistake, not something to ignore. */
 function refuseBody(headers: Record<string, string | string[] | undefined>, kind: string): void {
@@ -93,15 +77,15 @@ export const archiveJobRoutes: FastifyPluginAsyncZod<JobRouteOptions> = async (a
       `/api/archive/:camera_id/${kind}`,
       {
         schema: { params: cameraIdParam, querystring: bounds, response: { 202: submitted, 400: errorResponse, 413: errorResponse, 503: errorResponse } },
+        // The archive page submits exports to the node holding the files, which may be another origin.
+        config: { crossOrigin: true },
         onRequest: async (req) => {
           auth.require(req, 'operator');
           refuseBody(req.headers, kind);
         },
       },
       async (req, reply) => {
-        const from = integer('from', req.query.from, true) as number;
-        const to = integer('to', req.query.to, true) as number;
-        checkWindow(from, to);
+        const { from, to } = jobWindow(req.query);
         const speed = kind === 'timelapse' ? speedOf(req.query.speed) : undefined;
         await needTool();
         const job = await jobs.submit({ camera_id: req.params.camera_id, from, to, kind, ...(speed === undefined ? {} : { speed }) });

@@ -28,6 +28,8 @@ const segmentRecord = z.object({
   size: z.number().int(),
   mtime: z.number().int(),
   is_open: z.boolean(),
+  /** The file itself (GET …/segments/{filename}), relative to the node that answered. */
+  url: z.string(),
 });
 
 export const archiveSegmentsRoutes: FastifyPluginAsyncZod<SegmentsRouteOptions> = async (app, opts) => {
@@ -46,7 +48,7 @@ export const archiveSegmentsRoutes: FastifyPluginAsyncZod<SegmentsRouteOptions> 
         response: { 200: z.object({ archive: z.array(segmentRecord), days: z.array(z.string()) }), 400: errorResponse, 500: errorResponse, 503: errorResponse },
       },
       // A camera no node knows lists an empty archive (spec, listing rule 6).
-      config: { camera: { from: 'params', key: 'camera_id', unknown: 'route' } },
+      config: { camera: { from: 'params', key: 'camera_id', unknown: 'route' }, crossOrigin: true },
       onRequest: async (req) => {
         opts.auth.require(req, 'viewer');
       },
@@ -58,7 +60,9 @@ export const archiveSegmentsRoutes: FastifyPluginAsyncZod<SegmentsRouteOptions> 
         // The answer is built here to the schema above (which documents it); a day of 1,440 records
         // skips the schema pass and goes straight to JSON.
         void reply.serializer(JSON.stringify);
-        return await listSegments(opts.archive, req.params.camera_id, window, opts.openSegment(req.params.camera_id), now, opts.finishingSegments(req.params.camera_id));
+        const listing = await listSegments(opts.archive, req.params.camera_id, window, opts.openSegment(req.params.camera_id), now, opts.finishingSegments(req.params.camera_id));
+        const base = `/api/archive/${req.params.camera_id}/segments/`;
+        return { archive: listing.archive.map((s) => ({ ...s, url: base + s.filename.slice(s.filename.lastIndexOf('/') + 1) })), days: listing.days };
       } catch (err) {
         if (err instanceof ListingQueryError) throw new ApiError(err.kind, err.message, { parameter: err.parameter });
         if (err instanceof ArchiveIndexUnavailableError) throw new ApiError('archive_index_unavailable', err.message);

@@ -30,6 +30,7 @@ export const jobStatusRoutes: FastifyPluginAsyncZod<JobRouteOptions> = async (ap
     '/api/archive/jobs/:job_id',
     {
       schema: { params: jobParam, response: { 200: z.record(z.string(), z.unknown()), 404: errorResponse } },
+      config: { crossOrigin: true },
       onRequest: async (req) => void auth.requireOrCluster(req, 'viewer'),
     },
     async (req) => publicJob(find(req.params.job_id)),
@@ -42,6 +43,7 @@ export const jobStatusRoutes: FastifyPluginAsyncZod<JobRouteOptions> = async (ap
         params: jobParam,
         querystring: z.object({ download: z.string().optional(), access_token: z.string().optional() }),
       },
+      config: { crossOrigin: true },
       onRequest: async (req) => void auth.requireOrCluster(req, 'viewer'),
     },
     async (req, reply) => {
