@@ -12,6 +12,11 @@ import { firstPictureWallMs, PlayTimeline, trackShifts } from './timeline.js';
 
 /** While the window reaches past what is written, the open file is looked at this often for new fragments. */
 const FOLLOW_POLL_MS = 200;
+/**
+ * Segments are looked for this far before `from`: a segment's start is known to the second only, so the one holding
+ * the keyframe before `from` may be listed as ending just before it.
+ */
+const START_MARGIN_MS = 2000;
 /** Data for an instant can reach the disk this long after it: the stream waits that much past `to` before it ends. */
 const FOLLOW_GRACE_MS = 2000;
 
@@ -60,8 +65,13 @@ interface Cursor {
  * zero. Throws PlaybackError before any byte is sent (no_recordings, not_fragmented); the route answers those.
  */
 export async function openPlayStream(deps: PlayDeps, req: PlayRequest, signal: AbortSignal): Promise<PlayStream> {
-  const segments = await deps.archive.segments(req.cameraId, req.fromMs, req.toMs);
-  for (const seg of segments) {
+  const segments = await deps.archive.segments(req.cameraId, req.fromMs - START_MARGIN_MS, req.toMs);
+  // From the last segment whose first picture is at or before `from` (the first one when none is).
+  let first = 0;
+  segments.forEach((s, i) => {
+    if (firstPictureWallMs(s.startMs, s.startPrecise) <= req.fromMs) first = i;
+  });
+  for (const seg of segments.slice(first)) {
     const cursor = await openCursor(deps.archive, req.cameraId, seg);
     if (cursor === 'progressive') {
       throw new PlaybackError('not_fragmented', `${seg.filename} is a progressive MP4 (record.format mp4): play cuts fragmented recordings only; fetch the file whole from its url, or export the window`);
@@ -153,8 +163,8 @@ class PlaySession {
     return { startWallMs: this.#timeline.originWallMs, chunks: this.#chunks(), close: () => this.#close() };
   }
 
+  /** Closes the file being read (again, harmlessly, when a later file was opened meanwhile). */
   #close(): void {
-    if (this.#closed) return;
     this.#closed = true;
     void this.#cursor.reader.close();
   }
@@ -231,8 +241,9 @@ class PlaySession {
         return 'read';
       }
     }
-    const after = this.#timeline.wallOf(this.#timeline.endTicks);
-    const candidates = await this.#deps.archive.segments(this.#req.cameraId, Math.min(after, this.#req.toMs - 1), this.#req.toMs);
+    // The next file by sequence: every later one starts after this one (times estimated from names would miss a
+    // short file, one cut by a stop, whose listed end falls before where the timeline has got to).
+    const candidates = await this.#deps.archive.segments(this.#req.cameraId, cursor.seg.startMs, this.#req.toMs);
     const next = candidates.find((s) => s.sequence > cursor.seg.sequence && !this.#skipped.has(s.sequence));
     if (next === undefined) return cursor.closed ? 'end' : 'wait';
     const opened = await openCursor(this.#deps.archive, this.#req.cameraId, next);
@@ -249,6 +260,8 @@ class PlaySession {
     }
     await cursor.reader.close();
     this.#cursor = opened;
+    // close() may have come while the next file was being opened: it closed the previous one.
+    if (this.#closed) await opened.reader.close();
     return 'read';
   }
 

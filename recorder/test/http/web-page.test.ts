@@ -1,4 +1,4 @@
-// GET / and /assets/*: the built live page, with no-cache + ETag on the index and year-long caching of hashed assets.
+// GET /, /archive and /assets/*: the built page, with no-cache + ETag on the index and year-long caching of hashed assets.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startLiveApp } from './live-fixtures.js';
@@ -12,6 +12,10 @@ test('the page is served from dist/web: index revalidated by ETag, hashed assets
   const etag = String(index.headers['etag']);
   assert.match(etag, /^"[A-Za-z0-9_-]+"$/);
   assert.equal((await live.app.inject({ url: '/', headers: { 'if-none-match': etag } })).statusCode, 304);
+  // The archive page is the same page (one bundle); its script shows the archive at /archive.
+  const archive = await live.app.inject({ url: '/archive?camera=gate' });
+  assert.equal(archive.statusCode, 200);
+  assert.equal(archive.headers['etag'], etag);
 
   const script = /<script type="module" src="\/assets\/(app-[A-Z0-9]+\.js)">/.exec(index.body)?.[1];
   assert.ok(script !== undefined, 'the index names a content-hashed script');

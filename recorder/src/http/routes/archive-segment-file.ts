@@ -35,14 +35,8 @@ export const archiveSegmentFileRoutes: FastifyPluginAsyncZod<SegmentFileRouteOpt
         if (err instanceof SegmentFileError) throw new ApiError(err.kind, err.message);
         throw err;
       }
-      void reply
-        .header('Content-Type', 'video/mp4')
-        .header('Accept-Ranges', 'bytes')
-        .header('ETag', file.etag)
-        .header('Last-Modified', file.modified.toUTCString())
-        // Revalidated every time: a file being written grows, and retention may delete any file.
-        .header('Cache-Control', 'private, no-cache')
-        .header('Content-Disposition', `inline; filename="${req.params.filename}"`);
+      // Revalidated every time: a file being written grows, and retention may delete any file.
+      void reply.header('ETag', file.etag).header('Last-Modified', file.modified.toUTCString()).header('Cache-Control', 'private, no-cache');
       if (matches(req.headers['if-none-match'], file.etag)) return reply.status(304).send();
       // If-Range naming another version asks for the whole (new) file rather than a piece of it.
       const ifRange = req.headers['if-range'];
@@ -51,6 +45,7 @@ export const archiveSegmentFileRoutes: FastifyPluginAsyncZod<SegmentFileRouteOpt
       if (range.kind === 'unsatisfiable') {
         return reply.status(416).header('Content-Range', `bytes */${file.size}`).send(errorBody('range_not_satisfiable', `the range is outside the ${file.size} bytes of ${file.filename}`));
       }
+      void reply.header('Content-Type', 'video/mp4').header('Accept-Ranges', 'bytes').header('Content-Disposition', `inline; filename="${req.params.filename}"`);
       if (file.size === 0) return reply.status(200).header('Content-Length', '0').send('');
       const [start, end] = range.kind === 'range' ? [range.start, range.end] : [0, file.size - 1];
       if (range.kind === 'range') void reply.status(206).header('Content-Range', `bytes ${start}-${end}/${file.size}`);

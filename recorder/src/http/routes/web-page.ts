@@ -1,4 +1,4 @@
-// GET / and /assets/*: the bundled live-view page (dist/web), index revalidated by ETag, hashed assets cached for a year.
+// GET /, /archive and /assets/*: the bundled page (dist/web; live view and archive), index revalidated by ETag, hashed assets cached for a year.
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
@@ -48,11 +48,14 @@ export const webPageRoutes: FastifyPluginAsync<WebPageRouteOptions> = async (app
     if (type !== undefined) assets.set(name, staticFile(await readFile(join(root, 'assets', name)), type));
   }
 
-  app.get('/', async (req, reply) => {
-    void reply.header('Cache-Control', 'no-cache').header('ETag', index.etag).header('X-Content-Type-Options', 'nosniff');
-    if (req.headers['if-none-match'] === index.etag) return reply.status(304).send();
-    return reply.type(index.type).send(index.body);
-  });
+  // One page, one bundle: the script shows the live grid at / and the archive at /archive.
+  for (const path of ['/', '/archive']) {
+    app.get(path, async (req, reply) => {
+      void reply.header('Cache-Control', 'no-cache').header('ETag', index.etag).header('X-Content-Type-Options', 'nosniff');
+      if (req.headers['if-none-match'] === index.etag) return reply.status(304).send();
+      return reply.type(index.type).send(index.body);
+    });
+  }
 
   app.get<{ Params: { name: string } }>('/assets/:name', async (req, reply) => {
     const file = assets.get(req.params.name);
