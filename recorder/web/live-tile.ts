@@ -70,7 +70,15 @@ export class LiveTile {
     name.textContent = camera.id;
     this.#badge = document.createElement('span');
     this.#badge.className = 'badge';
-    title.append(name, this.#badge);
+    // The camera's recordings: the archive page with this camera, at today's timeline.
+    const archive = document.createElement('a');
+    archive.className = 'archive-link';
+    archive.href = `/archive?camera=${encodeURIComponent(camera.id)}`;
+    archive.textContent = 'archive';
+    archive.title = `recordings of ${camera.id}`;
+    const right = document.createElement('span');
+    right.append(archive, ' ', this.#badge);
+    title.append(name, right);
     this.#video = document.createElement('video');
     this.#video.muted = true;
     this.#video.autoplay = true;

@@ -1,5 +1,6 @@
-// Entry of the live-view page: asks for a token when needed, lays out a tile per camera, keeps the grid current.
+// Entry of the page: the live grid at / (asks for a token when needed, a tile per camera, kept current), the archive at /archive.
 import { ApiClient } from './api-client.js';
+import { startArchivePage } from './archive-entry.js';
 import { LiveTile, type CameraInfo, type TileStats } from './live-tile.js';
 
 const REFRESH_MS = 15_000;
@@ -94,4 +95,5 @@ class LiveGrid {
   }
 }
 
-void new LiveGrid().refresh();
+if (location.pathname === '/archive') startArchivePage();
+else void new LiveGrid().refresh();

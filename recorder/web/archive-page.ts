@@ -1,0 +1,179 @@
+// The archive page: a camera and a day, its timeline, playback from any moment, export; the URL keeps camera, day, moment.
+import type { ApiClient } from './api-client.js';
+import { ArchiveApi } from './archive-api.js';
+import { ArchivePlayer, type ArchivePlayerStats } from './archive-player.js';
+import { Calendar } from './calendar.js';
+import { ExportPanel } from './export-panel.js';
+import type { CameraInfo } from './live-tile.js';
+import { clockTime, dayBounds, isDay, localDay, offsetMinutesOn } from './local-time.js';
+import { recordedSpans } from './recorded-spans.js';
+import { Timeline } from './timeline.js';
+import { buildArchiveView, type ArchiveView } from './archive-view.js';
+
+/** Today's listing is read again this often: the recording grows at the timeline's right end. */
+const REFRESH_MS = 5000;
+const POSITION_MS = 250;
+const URL_EVERY_MS = 2000;
+const STEP_MS = 10_000;
+
+declare global {
+  interface Window {
+    /** Diagnostics for operators, tests and the benchmark. */
+    vigilArchive?: { stats(): ArchivePlayerStats & { positionMs: number | undefined; camera: string; day: string } };
+  }
+}
+
+export class ArchivePage {
+  readonly #client: ApiClient;
+  readonly #api: ArchiveApi;
+  readonly #view: ArchiveView;
+  readonly #player: ArchivePlayer;
+  readonly #timeline: Timeline;
+  readonly #calendar: Calendar;
+  readonly #exports: ExportPanel;
+  readonly #askToken: (message: string) => void;
+  #cameras: CameraInfo[] = [];
+  #camera = '';
+  #day = localDay(Date.now());
+  #days: string[] = [];
+  #loading = 0;
+  #urlWrittenAt = 0;
+
+  constructor(root: HTMLElement, client: ApiClient, askToken: (message: string) => void) {
+    this.#client = client;
+    this.#api = new ArchiveApi(client);
+    this.#askToken = askToken;
+    this.#timeline = new Timeline({
+      onSeek: (ms) => this.#playAt(ms),
+      onScrub: (ms) => (this.#view.clock.textContent = clockTime(ms)),
+      onSelect: (range) => this.#exports.show(this.#exportTarget(), range),
+    });
+    this.#calendar = new Calendar((day) => void this.#openDay(day, undefined));
+    this.#exports = new ExportPanel(this.#api);
+    this.#view = buildArchiveView(root, { timeline: this.#timeline.element, calendar: this.#calendar.element, exports: this.#exports.element });
+    this.#player = new ArchivePlayer(this.#view.video, {
+      playUrl: (fromMs, toMs) => this.#api.playUrl(this.#camera, fromMs, toMs),
+      onStatus: (text) => this.#say(text),
+      onEnded: (ms) => this.#say(`End of the recording at ${clockTime(ms)}.${this.#isRecording() ? ' Press Live for the camera now.' : ''}`),
+    });
+    this.#wireControls();
+    window.vigilArchive = { stats: () => ({ ...this.#player.stats, positionMs: this.#player.positionMs, camera: this.#camera, day: this.#day }) };
+  }
+
+  async start(): Promise<void> {
+    const result = await this.#client.cameras();
+    if (result.kind === 'unauthorized') return this.#askToken(this.#client.token === null ? 'This recorder needs an access token.' : `The token was refused: ${result.message}`);
+    if (result.kind === 'failed') return this.#say(result.message);
+    this.#cameras = result.cameras;
+    if (this.#cameras.length === 0) return this.#say('This node has no cameras.');
+    const params = new URLSearchParams(location.search);
+    const asked = params.get('camera');
+    this.#camera = this.#cameras.some((c) => c.id === asked) ? (asked as string) : (this.#cameras[0] as CameraInfo).id;
+    this.#view.cameraSelect.replaceChildren(...this.#cameras.map((c) => new Option(c.id, c.id, false, c.id === this.#camera)));
+    const t = Date.parse(params.get('t') ?? '');
+    const day = Number.isFinite(t) ? localDay(t) : isDay(params.get('day')) ? (params.get('day') as string) : localDay(Date.now());
+    await this.#openDay(day, Number.isFinite(t) ? t : undefined);
+    window.setInterval(() => this.#showPosition(), POSITION_MS);
+    window.setInterval(() => {
+      if (this.#day === localDay(Date.now())) void this.#loadListing();
+    }, REFRESH_MS);
+  }
+
+  #wireControls(): void {
+    const v = this.#view;
+    v.cameraSelect.addEventListener('change', () => {
+      this.#camera = v.cameraSelect.value;
+      void this.#openDay(this.#day, undefined);
+    });
+    v.playButton.addEventListener('click', () => this.#togglePause());
+    v.speedSelect.addEventListener('change', () => (this.#player.rate = Number(v.speedSelect.value)));
+    v.liveButton.addEventListener('click', () => (location.href = '/'));
+    v.zoomIn.addEventListener('click', () => this.#timeline.zoom(0.5));
+    v.zoomOut.addEventListener('click', () => this.#timeline.zoom(2));
+    v.fitDay.addEventListener('click', () => this.#timeline.fitDay());
+    v.earlier.addEventListener('click', () => this.#timeline.pan(-0.5));
+    v.later.addEventListener('click', () => this.#timeline.pan(0.5));
+    document.addEventListener('keydown', (ev) => {
+      const target = ev.target as HTMLElement | null;
+      if (target !== null && ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(target.tagName)) return;
+      const at = this.#player.positionMs;
+      if (ev.key === ' ') this.#togglePause();
+      else if (ev.key === 'ArrowLeft' && at !== undefined) this.#playAt(at - STEP_MS);
+      else if (ev.key === 'ArrowRight' && at !== undefined) this.#playAt(at + STEP_MS);
+      else return;
+      ev.preventDefault();
+    });
+  }
+
+  async #openDay(day: string, at: number | undefined): Promise<void> {
+    this.#day = day;
+    const { startMs, endMs } = dayBounds(day);
+    this.#timeline.setDay(startMs, endMs);
+    this.#exports.show(this.#exportTarget(), undefined);
+    this.#player.reset(startMs);
+    this.#say(at === undefined ? 'Click the timeline to play from that moment.' : '');
+    this.#writeUrl(at);
+    await this.#loadListing();
+    if (at !== undefined) this.#playAt(at);
+  }
+
+  async #loadListing(): Promise<void> {
+    const load = ++this.#loading;
+    const { startMs, endMs } = dayBounds(this.#day);
+    const result = await this.#api.listing(this.#camera, startMs, endMs, offsetMinutesOn(this.#day));
+    if (load !== this.#loading) return;
+    if (!result.ok) {
+      if (result.status === 401 || result.status === 403) this.#askToken(`The token was refused: ${result.message}`);
+      else this.#say(`The recordings cannot be listed: ${result.message}`);
+      return;
+    }
+    this.#days = result.value.days;
+    this.#timeline.setSpans(recordedSpans(result.value.archive, Date.now()));
+    this.#calendar.show(this.#day, this.#days);
+    this.#view.summary.textContent = result.value.archive.length === 0 ? 'Nothing recorded on this day.' : `${result.value.archive.length} segments on this day.`;
+  }
+
+  #playAt(ms: number): void {
+    const { startMs, endMs } = dayBounds(this.#day);
+    if (ms < startMs || ms >= endMs) return void this.#openDay(localDay(ms), ms);
+    this.#say('');
+    this.#player.playAt(ms);
+    this.#timeline.setCursor(ms);
+    this.#writeUrl(ms);
+  }
+
+  #togglePause(): void {
+    this.#player.setPaused(!this.#player.paused);
+    this.#view.playButton.textContent = this.#player.paused ? 'Play' : 'Pause';
+  }
+
+  #showPosition(): void {
+    const at = this.#player.positionMs;
+    if (at === undefined) return;
+    this.#timeline.setCursor(at);
+    this.#view.clock.textContent = clockTime(at);
+    if (Date.now() - this.#urlWrittenAt > URL_EVERY_MS) this.#writeUrl(at);
+  }
+
+  /** camera, day and the moment shown (UTC, so a shared link means the same instant in any time zone). */
+  #writeUrl(at: number | undefined): void {
+    this.#urlWrittenAt = Date.now();
+    const params = new URLSearchParams({ camera: this.#camera, day: this.#day });
+    if (at !== undefined) params.set('t', new Date(Math.round(at)).toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    history.replaceState(null, '', `/archive?${params.toString()}`);
+  }
+
+  #exportTarget(): { cameraId: string; base: string } | undefined {
+    const camera = this.#cameras.find((c) => c.id === this.#camera);
+    return camera === undefined ? undefined : { cameraId: camera.id, base: camera.url ?? '' };
+  }
+
+  #isRecording(): boolean {
+    return this.#cameras.find((c) => c.id === this.#camera)?.state === 'recording';
+  }
+
+  #say(text: string): void {
+    this.#view.status.textContent = text;
+    this.#view.status.hidden = text === '';
+  }
+}
