@@ -19,7 +19,7 @@ const STEP_MS = 10_000;
 declare global {
   interface Window {
     /** Diagnostics for operators, tests and the benchmark. */
-    vigilArchive?: { stats(): ArchivePlayerStats & { positionMs: number | undefined; camera: string; day: string } };
+    vigilArchive?: { stats(): ArchivePlayerStats & { positionMs: number | undefined; originMs: number; camera: string; day: string } };
   }
 }
 
@@ -57,7 +57,7 @@ export class ArchivePage {
       onEnded: (ms) => this.#say(`End of the recording at ${clockTime(ms)}.${this.#isRecording() ? ' Press Live for the camera now.' : ''}`),
     });
     this.#wireControls();
-    window.vigilArchive = { stats: () => ({ ...this.#player.stats, positionMs: this.#player.positionMs, camera: this.#camera, day: this.#day }) };
+    window.vigilArchive = { stats: () => ({ ...this.#player.stats, positionMs: this.#player.positionMs, originMs: this.#player.originMs, camera: this.#camera, day: this.#day }) };
   }
 
   async start(): Promise<void> {

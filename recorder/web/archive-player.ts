@@ -102,6 +102,11 @@ export class ArchivePlayer {
     this.#objectUrl = undefined;
   }
 
+  /** Wall-clock time (epoch ms) of media time zero. */
+  get originMs(): number {
+    return this.#originMs;
+  }
+
   /** Wall-clock time (epoch ms) at the playhead; undefined before anything is shown. */
   get positionMs(): number | undefined {
     return this.#session === undefined && this.#video.buffered.length === 0 ? undefined : this.#originMs + this.#video.currentTime * 1000;
