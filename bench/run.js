@@ -33,6 +33,7 @@ const BENCHMARKS = {
   jobs: () => import('./archive-jobs.js'),
   operator: () => import('./operator-scale.js'),
   failover: () => import('./failover.js'),
+  playback: () => import('./playback.js'),
 };
 
 function usage(message) {

@@ -65,11 +65,15 @@ export class ArchivePage {
     if (result.kind === 'unauthorized') return this.#askToken(this.#client.token === null ? 'This recorder needs an access token.' : `The token was refused: ${result.message}`);
     if (result.kind === 'failed') return this.#say(result.message);
     this.#cameras = result.cameras;
-    if (this.#cameras.length === 0) return this.#say('This node has no cameras.');
     const params = new URLSearchParams(location.search);
     const asked = params.get('camera');
-    this.#camera = this.#cameras.some((c) => c.id === asked) ? (asked as string) : (this.#cameras[0] as CameraInfo).id;
-    this.#view.cameraSelect.replaceChildren(...this.#cameras.map((c) => new Option(c.id, c.id, false, c.id === this.#camera)));
+    // A camera no longer configured keeps its recordings: a link naming it still opens them.
+    const archiveOnly = asked !== null && asked !== '' && !this.#cameras.some((c) => c.id === asked);
+    if (this.#cameras.length === 0 && !archiveOnly) return this.#say('This node has no cameras.');
+    this.#camera = asked !== null && asked !== '' && (archiveOnly || this.#cameras.some((c) => c.id === asked)) ? asked : (this.#cameras[0] as CameraInfo).id;
+    const options = this.#cameras.map((c) => new Option(c.id, c.id, false, c.id === this.#camera));
+    if (archiveOnly) options.unshift(new Option(`${this.#camera} (recordings only)`, this.#camera, false, true));
+    this.#view.cameraSelect.replaceChildren(...options);
     const t = Date.parse(params.get('t') ?? '');
     const day = Number.isFinite(t) ? localDay(t) : isDay(params.get('day')) ? (params.get('day') as string) : localDay(Date.now());
     await this.#openDay(day, Number.isFinite(t) ? t : undefined);

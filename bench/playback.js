@@ -1,0 +1,224 @@
+// Benchmark "playback": the first picture of a recorded moment in Chromium after a click on the archive page's timeline,
+// against the way there was before the playback server (the export job: submit, wait for `done`, play the download),
+// timed in the same invocation on the same archive.
+//   closed segment:  a click in the last closed segment of the archive (the play window holds that one file);
+//                    target: first picture ≤ 500 ms after the click (warm disk).
+//   ten segments:    a click ten segments before the archive's end (the window runs across ten files);
+//                    target ≤ 1 s.
+//   buffered seek:   ArrowLeft (10 s back) into what was just played: no new request.
+//   baseline:        POST export of one minute (and of ten) → poll every 100 ms → <video src=download> → first picture.
+// The archive is one 1-minute fMP4 segment encoded the way ffmpeg ingest writes them (720p25, 2 Mbps, GOP 2 s, 200 ms
+// fragments) and copied 20 times under the recorder's names; every file is read once before the runs (a warm disk).
+//   node bench/run.js playback [--repeats N]      N clicks of each kind (default 5), medians and maxima
+import { execFileSync } from 'node:child_process';
+import { copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeTempDir, removeTempDir, spawnTracked, stopTracked } from './lib/lifecycle.js';
+import { freePort } from '@vigil/testing/net';
+import { watchRecorderOutput } from './lib/recorder-output.js';
+
+export const description =
+  'playback: first picture in Chromium after a click on the archive timeline (closed segment: target ≤ 500 ms; across ten segments: ≤ 1 s; buffered seek) vs the export-job path (export, wait, play the download)';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RECORDER_BIN = join(ROOT, 'recorder', 'bin', 'vigil-recorder.js');
+const DIST = join(ROOT, 'recorder', 'dist');
+const FFMPEG = process.env.VIGIL_TEST_FFMPEG ?? 'ffmpeg';
+const CAMERA = 'bench-cam';
+const SEGMENT_SECONDS = 60;
+const SEGMENTS = 20;
+// Noon UTC, a day in the past: the page's day (TZ=UTC) holds the whole archive.
+const ARCHIVE_START = Date.UTC(2025, 2, 10, 12, 0, 0) / 1000;
+const TARGET_CLOSED_MS = 500;
+const TARGET_TEN_MS = 1000;
+const SEGMENT_ENCODE = [
+  '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=25', '-t', String(SEGMENT_SECONDS),
+  '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '2M', '-g', '50', '-pix_fmt', 'yuv420p',
+  '-f', 'mp4', '-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-frag_duration', '200000',
+];
+
+export const defaults = { repeats: 5, keep: false };
+
+function log(msg) {
+  process.stderr.write(`[playback] ${msg}\n`);
+}
+
+const r1 = (x) => Math.round(x * 10) / 10;
+const median = (v) => {
+  const s = [...v].sort((a, b) => a - b);
+  return s.length === 0 ? null : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+async function makeArchive(recordPath, segment, segmentRelativePath) {
+  const files = [];
+  for (let i = 0; i < SEGMENTS; i++) {
+    const start = ARCHIVE_START + i * SEGMENT_SECONDS;
+    const path = join(recordPath, segmentRelativePath(CAMERA, new Date(start * 1000), i + 1));
+    await mkdir(join(path, '..'), { recursive: true });
+    await copyFile(segment, path);
+    await utimes(path, start + SEGMENT_SECONDS, start + SEGMENT_SECONDS);
+    files.push(path);
+  }
+  return files;
+}
+
+async function startRecorder(dir, recordPath) {
+  const port = await freePort();
+  const config = {
+    listen: `127.0.0.1:${port}`, record_path: recordPath, work_dir: join(dir, 'work'), auth: { disabled: true }, cameras: [],
+    metrics: { listen: '127.0.0.1:0' }, archive: { rescan_minutes: 1000 }, record: { retention: { min_free_percent: 0 } },
+  };
+  const configFile = join(dir, 'config.yaml');
+  await writeFile(configFile, JSON.stringify(config));
+  const child = spawnTracked(process.execPath, [RECORDER_BIN, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'UTC' }, name: 'vigil-recorder-playback' });
+  const { waitFor } = watchRecorderOutput(child, 'playback');
+  await waitFor('listening', 60_000);
+  await waitFor('walk', 60_000);
+  return { child, base: `http://127.0.0.1:${port}`, stop: () => stopTracked(child, { graceMs: 15_000 }) };
+}
+
+/** Clicks the timeline at `ms` (zoomed so that a pixel is a second or less) and waits for the first picture; ms from click. */
+async function clickAndTime(page, ms) {
+  const x = await page.evaluate((at) => {
+    const el = document.querySelector('.timeline .track');
+    const t = document.querySelector('.timeline');
+    const box = el.getBoundingClientRect();
+    return box.left + ((at - Number(t.dataset.viewStart)) / (Number(t.dataset.viewEnd) - Number(t.dataset.viewStart))) * box.width;
+  }, ms);
+  const box = await page.locator('.timeline .track').boundingBox();
+  const before = await page.evaluate(() => window.vigilArchive.stats().lastPlay?.requestedAt ?? -1);
+  await page.mouse.click(x, box.y + box.height / 2);
+  await page.waitForFunction((b) => {
+    const p = window.vigilArchive.stats().lastPlay;
+    return p !== undefined && p.requestedAt !== b && p.firstFrameAt !== undefined;
+  }, before, { timeout: 30_000 });
+  const play = await page.evaluate(() => window.vigilArchive.stats().lastPlay);
+  return { ms: play.firstFrameAt - play.requestedAt, fromBuffer: play.fromBuffer };
+}
+
+/** Runs in the page: the export-job path to a picture. POST export, poll, play the download; ms from the POST. */
+async function exportAndPlay({ camera, from, to }) {
+  const t0 = performance.now();
+  const res = await fetch(`/api/archive/${camera}/export?from=${from}&to=${to}`, { method: 'POST' });
+  const job = await res.json();
+  for (;;) {
+    const st = await (await fetch(job.status_url, { cache: 'no-store' })).json();
+    if (st.state === 'done') break;
+    if (st.state === 'failed') throw new Error(`export failed: ${st.reason}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const video = document.createElement('video');
+  video.muted = true;
+  document.body.append(video);
+  const shown = new Promise((resolve) => video.requestVideoFrameCallback(() => resolve(performance.now())));
+  video.src = job.download_url;
+  await video.play();
+  const at = await shown;
+  video.remove();
+  return at - t0;
+}
+
+export async function run(opts, emit) {
+  const { segmentRelativePath } = await import(join(DIST, 'src', 'recording', 'segment-name.js'));
+  const { chromium } = await import('playwright-core');
+  const tmp = await makeTempDir('vigil-bench-playback-');
+  const common = { bench: 'playback' };
+  emit({ ...common, figure: 'load_average', at: 'start', loadavg_1_5_15: loadavg().map((x) => Math.round(x * 100) / 100), cpus: cpus().length });
+  let rec;
+  let browser;
+  try {
+    const segment = join(tmp, 'segment.mp4');
+    execFileSync(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', ...SEGMENT_ENCODE, '-y', segment]);
+    const recordPath = join(tmp, 'recordings');
+    const files = await makeArchive(recordPath, segment, segmentRelativePath);
+    for (const f of files) await readFile(f); // a warm disk: every file in the page cache
+    rec = await startRecorder(tmp, recordPath);
+    browser = await chromium.launch({ executablePath: process.env.VIGIL_TEST_CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'] });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const day = new Date(ARCHIVE_START * 1000).toISOString().slice(0, 10);
+    await page.goto(`${rec.base}/archive?camera=${CAMERA}&day=${day}`);
+    await page.waitForSelector('.timeline .span', { timeout: 30_000 }).catch(async (err) => {
+      throw new Error(`${err.message}; page says: ${await page.evaluate(() => document.body.innerText.slice(0, 500))}`);
+    });
+    // Zoom to 20 minutes around the archive, so that a pixel is about a second.
+    for (let i = 0; i < 8; i++) {
+      const box = await page.locator('.timeline .track').boundingBox();
+      const x = await page.evaluate((at) => {
+        const t = document.querySelector('.timeline');
+        const b = document.querySelector('.timeline .track').getBoundingClientRect();
+        return b.left + ((at - Number(t.dataset.viewStart)) / (Number(t.dataset.viewEnd) - Number(t.dataset.viewStart))) * b.width;
+      }, (ARCHIVE_START + (SEGMENTS * SEGMENT_SECONDS) / 2) * 1000);
+      await page.mouse.move(x, box.y + 10);
+      await page.mouse.wheel(0, -100);
+      await page.waitForTimeout(50);
+      const width = await page.evaluate(() => Number(document.querySelector('.timeline').dataset.viewEnd) - Number(document.querySelector('.timeline').dataset.viewStart));
+      if (width <= 30 * 60_000) break;
+    }
+    const endMs = (ARCHIVE_START + SEGMENTS * SEGMENT_SECONDS) * 1000;
+    const kinds = {
+      // In the last segment: the window holds one closed file.
+      closed_segment: (r) => endMs - 50_000 + r * 2000,
+      // Ten segments before the end: the window runs across ten files.
+      ten_segments: (r) => endMs - 10 * SEGMENT_SECONDS * 1000 + 5000 + r * 2000,
+    };
+    // A first click, not timed: the MediaSource and decoder are set up once per page.
+    await clickAndTime(page, (ARCHIVE_START + 90) * 1000);
+    const results = { closed_segment: [], ten_segments: [], buffered_seek: [], export_1_min: [], export_10_min: [] };
+    for (let r = 0; r < opts.repeats; r++) {
+      for (const [kind, at] of Object.entries(kinds)) {
+        // Far from the previous click, so nothing of it is buffered: every timed click is a new play request.
+        await clickAndTime(page, (ARCHIVE_START + 300 + r * 10) * 1000);
+        await page.waitForTimeout(300);
+        const m = await clickAndTime(page, at(r));
+        if (m.fromBuffer) throw new Error(`${kind}: the click was served from the buffer`);
+        results[kind].push(m.ms);
+        emit({ ...common, figure: 'first_picture_run', kind, repeat: r + 1, ms: r1(m.ms) });
+        log(`${kind} run ${r + 1}: first picture ${r1(m.ms)} ms after the click`);
+      }
+      await page.waitForTimeout(1500);
+      await page.click('.archive-main .hint');
+      const before = await page.evaluate(() => window.vigilArchive.stats().lastPlay.requestedAt);
+      await page.keyboard.press('ArrowLeft');
+      await page.waitForFunction((b) => {
+        const p = window.vigilArchive.stats().lastPlay;
+        return p.requestedAt !== b && p.firstFrameAt !== undefined;
+      }, before, { timeout: 30_000 });
+      const seek = await page.evaluate(() => window.vigilArchive.stats().lastPlay);
+      results.buffered_seek.push(seek.firstFrameAt - seek.requestedAt);
+      emit({ ...common, figure: 'first_picture_run', kind: 'buffered_seek', repeat: r + 1, ms: r1(seek.firstFrameAt - seek.requestedAt), from_buffer: seek.fromBuffer });
+      for (const [kind, minutes] of [['export_1_min', 1], ['export_10_min', 10]]) {
+        const from = ARCHIVE_START + (SEGMENTS - minutes) * SEGMENT_SECONDS;
+        const ms = await page.evaluate(exportAndPlay, { camera: CAMERA, from, to: from + minutes * SEGMENT_SECONDS });
+        results[kind].push(ms);
+        emit({ ...common, figure: 'first_picture_run', kind, repeat: r + 1, ms: r1(ms) });
+        log(`${kind} run ${r + 1}: first picture ${r1(ms)} ms after the submit`);
+      }
+    }
+    const fig = (kind, target) => {
+      const med = median(results[kind]);
+      const max = Math.max(...results[kind]);
+      return { median_ms: r1(med), max_ms: r1(max), ...(target === undefined ? {} : { target_ms: target, pass: max <= target }) };
+    };
+    const summary = {
+      ...common, figure: 'first_picture', repeats: opts.repeats, warm_disk: true,
+      closed_segment: fig('closed_segment', TARGET_CLOSED_MS),
+      ten_segments: fig('ten_segments', TARGET_TEN_MS),
+      buffered_seek: fig('buffered_seek'),
+      baseline_export_1_min: fig('export_1_min'),
+      baseline_export_10_min: fig('export_10_min'),
+      speedup_vs_export_1_min: r1(median(results.export_1_min) / median(results.closed_segment)),
+      speedup_vs_export_10_min: r1(median(results.export_10_min) / median(results.ten_segments)),
+    };
+    emit(summary);
+    emit({ ...common, figure: 'load_average', at: 'end', loadavg_1_5_15: loadavg().map((x) => Math.round(x * 100) / 100), cpus: cpus().length });
+    log(`closed segment: median ${summary.closed_segment.median_ms} ms, max ${summary.closed_segment.max_ms} ms (target ≤ ${TARGET_CLOSED_MS}) ${summary.closed_segment.pass ? 'PASS' : 'MISS'}`);
+    log(`ten segments:   median ${summary.ten_segments.median_ms} ms, max ${summary.ten_segments.max_ms} ms (target ≤ ${TARGET_TEN_MS}) ${summary.ten_segments.pass ? 'PASS' : 'MISS'}`);
+    log(`buffered seek:  median ${summary.buffered_seek.median_ms} ms; export path: 1 min ${summary.baseline_export_1_min.median_ms} ms, 10 min ${summary.baseline_export_10_min.median_ms} ms`);
+  } finally {
+    await browser?.close().catch(() => undefined);
+    if (rec !== undefined) await rec.stop().catch(() => undefined);
+    if (!opts.keep) await removeTempDir(tmp);
+  }
+}
