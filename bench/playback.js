@@ -10,6 +10,7 @@
 // The archive is one 1-minute fMP4 segment encoded the way ffmpeg ingest writes them (720p25, 2 Mbps, GOP 2 s, 200 ms
 // fragments) and copied 20 times under the recorder's names; every file is read once before the runs (a warm disk).
 //   node bench/run.js playback [--repeats N]      N clicks of each kind (default 5), medians and maxima
+/* global document, window -- functions run in the page (page.evaluate) */
 import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -138,24 +139,29 @@ export async function run(opts, emit) {
     browser = await chromium.launch({ executablePath: process.env.VIGIL_TEST_CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'] });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const day = new Date(ARCHIVE_START * 1000).toISOString().slice(0, 10);
-    await page.goto(`${rec.base}/archive?camera=${CAMERA}&day=${day}`);
-    await page.waitForSelector('.timeline .span', { timeout: 30_000 }).catch(async (err) => {
-      throw new Error(`${err.message}; page says: ${await page.evaluate(() => document.body.innerText.slice(0, 500))}`);
-    });
-    // Zoom to 20 minutes around the archive, so that a pixel is about a second.
-    for (let i = 0; i < 8; i++) {
-      const box = await page.locator('.timeline .track').boundingBox();
-      const x = await page.evaluate((at) => {
-        const t = document.querySelector('.timeline');
-        const b = document.querySelector('.timeline .track').getBoundingClientRect();
-        return b.left + ((at - Number(t.dataset.viewStart)) / (Number(t.dataset.viewEnd) - Number(t.dataset.viewStart))) * b.width;
-      }, (ARCHIVE_START + (SEGMENTS * SEGMENT_SECONDS) / 2) * 1000);
-      await page.mouse.move(x, box.y + 10);
-      await page.mouse.wheel(0, -100);
-      await page.waitForTimeout(50);
-      const width = await page.evaluate(() => Number(document.querySelector('.timeline').dataset.viewEnd) - Number(document.querySelector('.timeline').dataset.viewStart));
-      if (width <= 30 * 60_000) break;
-    }
+    /** The page freshly loaded and zoomed in, with one untimed play far from what is timed (the decoder set up). */
+    const freshPage = async () => {
+      await page.goto(`${rec.base}/archive?camera=${CAMERA}&day=${day}`);
+      await page.waitForSelector('.timeline .span', { timeout: 30_000 }).catch(async (err) => {
+        throw new Error(`${err.message}; page says: ${await page.evaluate(() => document.body.innerText.slice(0, 500))}`);
+      });
+      // Zoom to 20 minutes around the archive, so that a pixel is about a second.
+      for (let i = 0; i < 8; i++) {
+        const box = await page.locator('.timeline .track').boundingBox();
+        const x = await page.evaluate((at) => {
+          const t = document.querySelector('.timeline');
+          const b = document.querySelector('.timeline .track').getBoundingClientRect();
+          return b.left + ((at - Number(t.dataset.viewStart)) / (Number(t.dataset.viewEnd) - Number(t.dataset.viewStart))) * b.width;
+        }, (ARCHIVE_START + (SEGMENTS * SEGMENT_SECONDS) / 2) * 1000);
+        await page.mouse.move(x, box.y + 10);
+        await page.mouse.wheel(0, -100);
+        await page.waitForTimeout(50);
+        const width = await page.evaluate(() => Number(document.querySelector('.timeline').dataset.viewEnd) - Number(document.querySelector('.timeline').dataset.viewStart));
+        if (width <= 30 * 60_000) break;
+      }
+      await clickAndTime(page, (ARCHIVE_START + 90) * 1000);
+      await page.waitForTimeout(300);
+    };
     const endMs = (ARCHIVE_START + SEGMENTS * SEGMENT_SECONDS) * 1000;
     const kinds = {
       // In the last segment: the window holds one closed file.
@@ -163,14 +169,11 @@ export async function run(opts, emit) {
       // Ten segments before the end: the window runs across ten files.
       ten_segments: (r) => endMs - 10 * SEGMENT_SECONDS * 1000 + 5000 + r * 2000,
     };
-    // A first click, not timed: the MediaSource and decoder are set up once per page.
-    await clickAndTime(page, (ARCHIVE_START + 90) * 1000);
     const results = { closed_segment: [], ten_segments: [], buffered_seek: [], export_1_min: [], export_10_min: [] };
     for (let r = 0; r < opts.repeats; r++) {
       for (const [kind, at] of Object.entries(kinds)) {
-        // Far from the previous click, so nothing of it is buffered: every timed click is a new play request.
-        await clickAndTime(page, (ARCHIVE_START + 300 + r * 10) * 1000);
-        await page.waitForTimeout(300);
+        // A fresh page each time: nothing of the moment is buffered, every timed click is a new play request.
+        await freshPage();
         const m = await clickAndTime(page, at(r));
         if (m.fromBuffer) throw new Error(`${kind}: the click was served from the buffer`);
         results[kind].push(m.ms);

@@ -1,4 +1,4 @@
-// The cluster end to end on loopback (one cluster, scenarios in turn): any node answers, 307s, planned move, kill -9, leader loss, cut-off, quorum.
+// The cluster end to end on loopback (one cluster, scenarios in turn): any node answers, 307s (playback too), planned move, kill -9, leader loss, cut-off, quorum.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
@@ -9,6 +9,7 @@ import { waitUntil } from '@vigil/testing/processes';
 import { listSegments } from '@vigil/testing/cluster-scenario';
 import { archiveGap, nodeDriver, recordingRows } from './cluster-archive.js';
 import { CAMERA_PASSWORD, cameraManifests, startLoopbackCluster, TOKENS, type LoopbackCluster } from './cluster-fixture.js';
+import { fetchBytes, wholeBoxes } from './playback-helpers.js';
 
 const NODES = ['node-a', 'node-b', 'node-c'];
 const NAMES = ['cam-1', 'cam-2', 'cam-3', 'cam-4', 'cam-5', 'cam-6'];
@@ -134,6 +135,34 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     assert.ok(metrics.leader === 'op-1' || metrics.leader === 'op-2', `an operator leads (${metrics.leader})`);
     assert.equal(metrics.quorum, true);
     assert.deepEqual(metrics.nodes.map((n) => [n.node_name, n.online, n.member]), NODES.map((n) => [n, true, true]));
+  });
+
+  await t.test('the playback server through a non-owner: play and a segment file are 307s to the owner, which streams them (readable cross-origin)', async () => {
+    const camera = onNode(await camerasOf(fx), 'node-a')[0] as string;
+    const ownerUrl = fx.pods.get('node-a')?.url as string;
+    const now = Math.floor(Date.now() / 1000);
+    const playPath = `/api/archive/${camera}/play?from=${now - 6}&to=${now - 2}`;
+    const redirected = await fx.api('node-b', playPath, { token: TOKENS.viewer });
+    assert.equal(redirected.status, 307);
+    assert.equal(redirected.location, `${ownerUrl}${playPath}`);
+    // Followed as a browser page does (the token in the query survives a redirect to another origin).
+    const played = await fetchBytes(`${redirected.location}&access_token=${TOKENS.viewer}`, undefined);
+    assert.equal(played.status, 200, played.body.toString().slice(0, 300));
+    assert.equal(played.headers.get('access-control-allow-origin'), '*');
+    assert.ok(Number(played.headers.get('vigil-start')) <= now - 6, 'from the keyframe at or before from');
+    const types = wholeBoxes(played.body);
+    assert.deepEqual(types.slice(0, 3), ['ftyp', 'moov', 'moof']);
+
+    const { archive } = await listSegments(nodeDriver(fx, 'node-c'), camera, now - 600, now + 60);
+    const closed = archive.find((seg) => !seg.is_open);
+    assert.ok(closed !== undefined, 'a closed segment on node-a');
+    const url = closed.url as string;
+    const fileAnswer = await fx.api('node-c', url, { token: TOKENS.viewer });
+    assert.equal(fileAnswer.status, 307);
+    assert.equal(fileAnswer.location, `${ownerUrl}${url}`);
+    const file = await fetchBytes(fileAnswer.location as string, TOKENS.viewer);
+    assert.equal(file.status, 200);
+    assert.equal(file.body.length, closed.size, 'the whole file as listed');
   });
 
   await t.test('planned move: /cluster/leave hands the node’s cameras over with no gap, erases its state; add-learner + change-membership bring it back', async (st) => {

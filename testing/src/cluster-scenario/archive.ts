@@ -10,6 +10,8 @@ export interface SegmentRecord {
   size: number;
   mtime: number;
   is_open: boolean;
+  /** The file itself (GET …/segments/{filename}), relative to the node that answered (the playback server's). */
+  url?: string;
 }
 
 /** A segment's span in epoch seconds: start from its timestamp, end from its mtime (the open one ends now). */
