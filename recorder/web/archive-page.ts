@@ -6,7 +6,7 @@ import { Calendar } from './calendar.js';
 import { ExportPanel } from './export-panel.js';
 import type { CameraInfo } from './live-tile.js';
 import { clockTime, dayBounds, isDay, localDay, offsetMinutesOn } from './local-time.js';
-import { recordedSpans } from './recorded-spans.js';
+import { recordedSpans, type RecordedSpan } from './recorded-spans.js';
 import { Timeline } from './timeline.js';
 import { buildArchiveView, type ArchiveView } from './archive-view.js';
 
@@ -37,6 +37,9 @@ export class ArchivePage {
   #day = localDay(Date.now());
   #days: string[] = [];
   #loading = 0;
+  /** The day's first listing fits the view to what is recorded (a camera added an hour ago shows that hour). */
+  #fitted = false;
+  #spans: RecordedSpan[] = [];
   #urlWrittenAt = 0;
 
   constructor(root: HTMLElement, client: ApiClient, askToken: (message: string) => void) {
@@ -44,7 +47,7 @@ export class ArchivePage {
     this.#api = new ArchiveApi(client);
     this.#askToken = askToken;
     this.#timeline = new Timeline({
-      onSeek: (ms) => this.#playAt(ms),
+      onSeek: (ms) => this.#playAt(ms, true),
       onScrub: (ms) => (this.#view.clock.textContent = clockTime(ms)),
       onSelect: (range) => this.#exports.show(this.#exportTarget(), range),
     });
@@ -102,8 +105,8 @@ export class ArchivePage {
       if (target !== null && ['INPUT', 'SELECT', 'TEXTAREA', 'BUTTON'].includes(target.tagName)) return;
       const at = this.#player.positionMs;
       if (ev.key === ' ') this.#togglePause();
-      else if (ev.key === 'ArrowLeft' && at !== undefined) this.#playAt(at - STEP_MS);
-      else if (ev.key === 'ArrowRight' && at !== undefined) this.#playAt(at + STEP_MS);
+      else if (ev.key === 'ArrowLeft' && at !== undefined) this.#playAt(at - STEP_MS, false);
+      else if (ev.key === 'ArrowRight' && at !== undefined) this.#playAt(at + STEP_MS, false);
       else return;
       ev.preventDefault();
     });
@@ -113,12 +116,13 @@ export class ArchivePage {
     this.#day = day;
     const { startMs, endMs } = dayBounds(day);
     this.#timeline.setDay(startMs, endMs);
+    this.#fitted = false;
     this.#exports.show(this.#exportTarget(), undefined);
     this.#player.reset(startMs);
     this.#say(at === undefined ? 'Click the timeline to play from that moment.' : '');
     this.#writeUrl(at);
     await this.#loadListing();
-    if (at !== undefined) this.#playAt(at);
+    if (at !== undefined) this.#playAt(at, true);
   }
 
   async #loadListing(): Promise<void> {
@@ -132,23 +136,36 @@ export class ArchivePage {
       return;
     }
     this.#days = result.value.days;
-    this.#timeline.setSpans(recordedSpans(result.value.archive, Date.now()));
+    const spans = recordedSpans(result.value.archive, Date.now());
+    this.#spans = spans;
+    this.#timeline.setSpans(spans);
+    const [first, last] = [spans[0], spans[spans.length - 1]];
+    if (!this.#fitted && first !== undefined && last !== undefined) {
+      this.#fitted = true;
+      if (this.#player.positionMs === undefined) this.#timeline.show(first.startMs, last.endMs);
+    }
     this.#calendar.show(this.#day, this.#days);
     this.#view.summary.textContent = result.value.archive.length === 0 ? 'Nothing recorded on this day.' : `${result.value.archive.length} segments on this day.`;
   }
 
-  #playAt(ms: number): void {
+  #playAt(ms: number, resume: boolean): void {
     const { startMs, endMs } = dayBounds(this.#day);
     if (ms < startMs || ms >= endMs) return void this.#openDay(localDay(ms), ms);
     this.#say('');
-    this.#player.playAt(ms);
+    this.#player.playAt(ms, resume);
     this.#timeline.setCursor(ms);
     this.#writeUrl(ms);
   }
 
+  /** Pauses what plays, plays what is paused; with nothing shown yet, plays the first recording in view. */
   #togglePause(): void {
-    this.#player.setPaused(!this.#player.paused);
-    this.#view.playButton.textContent = this.#player.paused ? 'Play' : 'Pause';
+    if (this.#player.positionMs === undefined) {
+      const view = this.#timeline.view;
+      const span = this.#spans.find((s) => s.endMs > view.startMs) ?? this.#spans[0];
+      if (span !== undefined) this.#playAt(Math.max(span.startMs, view.startMs), true);
+      return;
+    }
+    this.#player.setPaused(!this.#view.video.paused);
   }
 
   #showPosition(): void {

@@ -116,9 +116,13 @@ export class ArchivePlayer {
     return this.#paused;
   }
 
-  /** Shows `wallMs`: from the buffer when it holds it, else through a new play request from there. */
-  playAt(wallMs: number): void {
+  /**
+   * Shows `wallMs`: from the buffer when it holds it, else through a new play request from there. It plays from there
+   * unless the viewer paused and `resume` is false (a step while paused shows the new moment, still paused).
+   */
+  playAt(wallMs: number, resume: boolean): void {
     if (this.#source === undefined) return;
+    if (resume) this.#paused = false;
     const targetS = (wallMs - this.#originMs) / 1000;
     const record: PlayRecord = { wallMs, requestedAt: performance.now(), firstFrameAt: undefined, fromBuffer: false };
     this.stats.lastPlay = record;
@@ -192,7 +196,7 @@ export class ArchivePlayer {
       // Another stream layout: MSE cannot switch it here; start over on a fresh buffer.
       const wall = this.#originMs + session.targetS * 1000;
       this.reset(this.#originMs);
-      this.playAt(wall);
+      this.playAt(wall, false);
       return;
     }
     this.#enqueueFirst(id, offsetS, init);

@@ -31,7 +31,10 @@ export function buildArchiveView(root: HTMLElement, parts: { timeline: HTMLEleme
   video.muted = true;
   video.playsInline = true;
   const transport = el('div', 'transport');
-  const playButton = button('Pause', 'play-button', 'space');
+  const playButton = button('Play', 'play-button', 'play or pause (Space)');
+  // The label says what a press does: it follows the video, whoever started or stopped it.
+  video.addEventListener('playing', () => (playButton.textContent = 'Pause'));
+  video.addEventListener('pause', () => (playButton.textContent = 'Play'));
   const speedSelect = document.createElement('select');
   speedSelect.id = 'speed';
   speedSelect.setAttribute('aria-label', 'playback speed');

@@ -107,6 +107,14 @@ export class Timeline {
     this.#setView(this.#dayStart, this.#dayEnd);
   }
 
+  /** Shows [startMs, endMs] with a margin (at least 5 minutes, at most the day). */
+  show(startMs: number, endMs: number): void {
+    const margin = Math.max((endMs - startMs) * 0.05, 30_000);
+    const width = Math.max(MIN_VIEW_MS, endMs - startMs + 2 * margin);
+    const middle = (startMs + endMs) / 2;
+    this.#setView(middle - width / 2, middle + width / 2);
+  }
+
   #setView(start: number, end: number): void {
     const width = end - start;
     const clampedStart = Math.min(Math.max(start, this.#dayStart), this.#dayEnd - width);
@@ -201,6 +209,8 @@ export class Timeline {
     const sel = this.#selected;
     this.#selection.hidden = sel === undefined;
     if (sel === undefined) return;
+    this.#selection.dataset['from'] = String(Math.round(sel.fromMs));
+    this.#selection.dataset['to'] = String(Math.round(sel.toMs));
     const from = Math.max(sel.fromMs, this.#viewStart);
     const to = Math.min(sel.toMs, this.#viewEnd);
     this.#selection.style.left = this.#left(from);
