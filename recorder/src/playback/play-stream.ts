@@ -77,7 +77,10 @@ export async function openPlayStream(deps: PlayDeps, req: PlayRequest, signal: A
       throw new PlaybackError('not_fragmented', `${seg.filename} is a progressive MP4 (record.format mp4): play cuts fragmented recordings only; fetch the file whole from its url, or export the window`);
     }
     if (cursor === undefined) continue;
-    const start = await startFragment(cursor, req.fromMs);
+    const start = await startFragment(cursor, req.fromMs).catch(async (err: unknown) => {
+      await cursor.reader.close();
+      throw err;
+    });
     if (start === undefined) {
       await cursor.reader.close();
       continue;
