@@ -14,6 +14,8 @@ import { resolveListen } from './config/listen.js';
 import type { VigilConfig } from './config/schema.js';
 import { CameraFleet } from './fleet/camera-fleet.js';
 import { NativeRunner } from './ingest/native-runner.js';
+import { TransportMemory } from './ingest/transport-memory.js';
+import { RtspRelay } from './rtsp/rtsp-relay.js';
 import { ReadScheduler } from './rtsp/read-scheduler.js';
 import { WriteScheduler } from './recording/write-scheduler.js';
 import { CameraRuntime, type CameraRuntimeDeps } from './fleet/camera-runtime.js';
@@ -101,10 +103,14 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const readScheduler = new ReadScheduler({ tickMs: config.ingest_read_tick_ms, idleTickMs: config.ingest_idle_read_tick_ms });
   // One for all segment writers: every camera's batch goes to the thread pool on the same tick.
   const writeScheduler = new WriteScheduler();
+  // One for all ffmpeg runs that read an RTSP camera: they get a loopback URL, never the camera's password.
+  const relay = new RtspRelay({ log: log.child({ component: 'rtsp-relay' }) });
   const runtimeDeps: CameraRuntimeDeps = {
     recordPath: config.record_path,
     ffmpegPath: config.ffmpeg_path,
-    nativeRunner: (camera, cameraLog) => new NativeRunner({ camera, log: cameraLog, readScheduler }),
+    nativeRunner: (camera, cameraLog, transport) => new NativeRunner({ camera, log: cameraLog, readScheduler, transport }),
+    relay,
+    transportMemory: new TransportMemory(config.work_dir),
     stallSeconds: config.stall_seconds,
     sequences,
     journal,
@@ -201,6 +207,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     const closingServer = server?.close();
     await jobs.close();
     await fleet.shutdown();
+    await relay.close();
     await sequences.flush();
     await closingServer;
     await mode.close();
