@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { Camera } from '../cameras/camera.js';
 import { CameraSupervisor, type IngestState, type IngestStatus } from '../ingest/camera-supervisor.js';
+import { rtspProbe } from '../ingest/camera-probe.js';
 import { sourceKind } from '../ingest/ffmpeg-args.js';
 import { FfmpegRunner } from '../ingest/ffmpeg-runner.js';
 import type { IngestRunner } from '../ingest/ingest-run.js';
@@ -86,6 +87,7 @@ export class CameraRuntime implements FleetRuntime {
           : new FfmpegRunner({ camera, log, ffmpegPath: deps.ffmpegPath, ...(deps.relay === undefined ? {} : { relay: deps.relay }), ...(transport === undefined ? {} : { transport }) }),
       stallSeconds: deps.stallSeconds,
       ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+      ...(transport === undefined ? {} : { probe: rtspProbe(camera.source) }),
     });
   }
 
