@@ -34,6 +34,7 @@ import type { ClosedSegment } from './recording/closed-segment.js';
 import { OpenSegmentJournal } from './recording/open-journal.js';
 import { RecordPathWatch } from './recording/record-path-watch.js';
 import { remuxToProgressive } from './recording/remux.js';
+import { WorkDirLock } from './process/work-dir-lock.js';
 import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
 import { SnapshotService } from './snapshot/snapshot-service.js';
@@ -85,6 +86,14 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const recordPath = new RecordPathWatch({ recordPath: config.record_path, log }); // never creates record_path
   await recordPath.start();
   await mkdir(config.work_dir, { recursive: true });
+  // Before anything touches work_dir (above all the repair of open segments): one recorder per work_dir.
+  let lock: WorkDirLock;
+  try {
+    lock = await WorkDirLock.take(config.work_dir);
+  } catch (err) {
+    recordPath.stop();
+    throw err;
+  }
   const remux = (part: string, final: string): Promise<void> => remuxToProgressive(config.ffmpeg_path, part, final);
   const journal = new OpenSegmentJournal(config.work_dir);
   const sequences = new SequenceStore(config.work_dir, config.record_path);
@@ -213,6 +222,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     await mode.close();
     await snapshots.close();
     await operations.close();
+    await lock.release();
   };
   let server: RunningServer | undefined;
   try {
