@@ -117,7 +117,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const runtimeDeps: CameraRuntimeDeps = {
     recordPath: config.record_path,
     ffmpegPath: config.ffmpeg_path,
-    nativeRunner: (camera, cameraLog, transport) => new NativeRunner({ camera, log: cameraLog, readScheduler, transport }),
+    nativeRunner: (camera, cameraLog, transport) => new NativeRunner({ camera, log: cameraLog, readScheduler, transport, stallMs: config.stall_seconds * 1000 }),
     relay,
     transportMemory: new TransportMemory(config.work_dir),
     stallSeconds: config.stall_seconds,

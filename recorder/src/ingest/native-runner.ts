@@ -33,6 +33,11 @@ export interface NativeRunnerOptions {
   receiverReportMs?: number;
   /** The camera's transport choice, shared with its ffmpeg runner. */
   transport: RtspTransportChoice;
+  /**
+   * Packets that arrive without making a whole picture for this long (stall_seconds; default 10 s) end the session:
+   * a camera sending only what cannot be decoded must be reconnected, with a log line that says so.
+   */
+  stallMs?: number;
 }
 
 export class NativeRunner implements IngestRunner {
@@ -51,6 +56,7 @@ export class NativeRunner implements IngestRunner {
     let stopRequested = false;
     let reportTimer: NodeJS.Timeout | undefined;
     let udpWatch: NodeJS.Timeout | undefined;
+    let pictureWatch: NodeJS.Timeout | undefined;
     let over = false;
     let settle!: (end: IngestRunEnd) => void;
     const ended = new Promise<IngestRunEnd>((resolve) => {
@@ -58,6 +64,7 @@ export class NativeRunner implements IngestRunner {
         over = true;
         clearInterval(reportTimer);
         clearTimeout(udpWatch);
+        clearInterval(pictureWatch);
         resolve(end);
       };
     });
@@ -86,6 +93,8 @@ export class NativeRunner implements IngestRunner {
       const rtcp: { reports?: ReceiverReports } = {};
       let lastActivityAt = 0;
       let rtpSeen = false;
+      let lastPacketAt = 0;
+      let lastPictureAt = 0;
       let foreignLogged = false;
       session = await RtspSession.open({
         url: camera.source,
@@ -103,6 +112,7 @@ export class NativeRunner implements IngestRunner {
             lastActivityAt = now;
             handlers.onActivity();
           }
+          lastPacketAt = now;
           if (!rtpSeen) {
             rtpSeen = true;
             clearTimeout(udpWatch);
@@ -133,7 +143,10 @@ export class NativeRunner implements IngestRunner {
         this.#audioSkipLogged = true;
         log.warn({ audio: plan.audioSkipped }, 'camera audio cannot be stored in MP4; recording video only (set audio: transcode to keep it)');
       }
-      const video = this.#depacketizer(plan.video, (au) => this.#onVideo(au as VideoAccessUnit, video as VideoDepacketizer, clocks[0] as RtpClock, timeline, assembler));
+      const video = this.#depacketizer(plan.video, (au) => {
+        lastPictureAt = Date.now();
+        this.#onVideo(au as VideoAccessUnit, video as VideoDepacketizer, clocks[0] as RtpClock, timeline, assembler);
+      });
       const audio = plan.audio === undefined ? undefined : this.#depacketizer(plan.audio, (au) => assembler.pushAudio((au as AudioAccessUnit).data, (clocks[1] as RtpClock).extend(au.rtpTimestamp)));
       tracks.push(video);
       filters.push(new SsrcFilter());
@@ -158,6 +171,17 @@ export class NativeRunner implements IngestRunner {
       }
       await session.play();
       playedAt = Date.now();
+      lastPictureAt = playedAt;
+      const stallMs = this.#opts.stallMs ?? 10_000;
+      pictureWatch = setInterval(() => {
+        const now = Date.now();
+        // A camera that sends nothing at all is the supervisor's stall; this is one that sends what makes no picture.
+        if (now - lastPictureAt < stallMs || now - lastPacketAt > 1_000) return;
+        const stats = video.stats;
+        const why = `no whole picture for ${Math.round((now - lastPictureAt) / 1000)} s although the camera sends RTP (malformed packets ${stats.malformedPackets}, lost ${stats.lostPackets}, dropped pictures ${stats.droppedUnits}, from another source ${filters[0]?.foreign ?? 0})`;
+        log.warn({ reason: why }, 'the camera sends nothing that can be recorded; reconnecting');
+        end({ detail: { reason: why } });
+      }, 1_000);
       const live = session;
       if (over) return;
       if (live.transport === 'udp' && choice.automatic && !rtpSeen) {

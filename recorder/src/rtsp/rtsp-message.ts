@@ -230,8 +230,8 @@ export class RtspMessageParser {
 
 function parseContentLength(value: string | undefined): number {
   if (value === undefined) return 0;
-  if (!/^\d{1,9}$/.test(value)) throw new RtspProtocolError('an unparseable Content-Length');
-  const length = Number(value);
+  if (!/^\d+$/.test(value)) throw new RtspProtocolError('an unparseable Content-Length');
+  const length = value.length > 9 ? Infinity : Number(value);
   if (length > MAX_BODY_BYTES) throw new RtspProtocolError(`an RTSP body larger than ${MAX_BODY_BYTES} bytes`);
   return length;
 }
