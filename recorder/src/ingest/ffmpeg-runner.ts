@@ -10,6 +10,8 @@ import { buildIngestArgs, isUnsupportedAudioError, sourceKind } from './ffmpeg-a
 import type { IngestRun, IngestRunEnd, IngestRunHandlers, IngestRunner } from './ingest-run.js';
 import type { RtspTransport, RtspTransportChoice } from './rtsp-transport-choice.js';
 
+export type { RtspRelay } from '../rtsp/rtsp-relay.js';
+
 export interface FfmpegRunnerOptions {
   camera: Camera;
   log: Logger;
