@@ -13,15 +13,17 @@ import { H264RtpSource } from './h264-rtp-packets.js';
  * - `foreign-ssrc`: a valid stream with RTP packets from another SSRC (noise) mixed into it.
  * - `garbage-after`: a valid stream for `validSeconds`, then bytes that are not RTSP at all.
  * - `udp-silent`: accepts a UDP SETUP and PLAY but never sends a datagram (a firewall in between); TCP works.
+ * - `bye-after`: a valid stream for `validSeconds`, then an RTCP BYE, then nothing (the connection stays open), as a
+ *   camera whose stream ended.
  */
-export type HostileMode = 'valid' | 'huge-content-length' | 'endless-headers' | 'absurd-frames' | 'foreign-ssrc' | 'garbage-after' | 'udp-silent';
+export type HostileMode = 'valid' | 'huge-content-length' | 'endless-headers' | 'absurd-frames' | 'foreign-ssrc' | 'garbage-after' | 'udp-silent' | 'bye-after';
 
 export interface HostileRtspCameraOptions {
   mode: HostileMode;
   /** An Annex-B H.264 file (encodeLoopFile) played in a loop. */
   file: string;
   fps?: number;
-  /** `garbage-after`: seconds of valid stream before the garbage (default 3). */
+  /** `garbage-after`, `bye-after`: seconds of valid stream before the garbage or the BYE (default 3). */
   validSeconds?: number;
 }
 
@@ -147,6 +149,17 @@ class Session {
     }
     const started = Date.now();
     this.timer = setInterval(() => {
+      if (mode === 'bye-after' && Date.now() - started > validSeconds * 1000) {
+        clearInterval(this.timer);
+        // RTCP BYE (RFC 3550 6.6) from the stream's source, on the RTCP channel; then silence.
+        const bye = Buffer.alloc(8);
+        bye[0] = 0x81;
+        bye[1] = 203;
+        bye.writeUInt16BE(1, 2);
+        bye.writeUInt32BE(this.source.ssrc, 4);
+        this.socket.write(frame(1, bye));
+        return;
+      }
       if (mode === 'garbage-after' && Date.now() - started > validSeconds * 1000) {
         clearInterval(this.timer);
         this.trickle('', () => {

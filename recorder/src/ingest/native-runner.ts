@@ -5,7 +5,7 @@ import type { AudioAccessUnit, VideoAccessUnit } from '../rtp/access-unit.js';
 import { createDepacketizer } from '../rtp/depacketizer-factory.js';
 import { UnsupportedPayloadError, type AnyDepacketizer, type AudioDepacketizer, type VideoDepacketizer } from '../rtp/depacketizer.js';
 import { RtpClock } from '../rtp/rtp-clock.js';
-import { refusesTransport, RtspAuthError, RtspSession, RtspStatusError, type ReadScheduler } from '../rtsp/rtsp-session.js';
+import { refusesTransport, RtspAuthError, RtspClosedError, RtspSession, RtspStatusError, type ReadScheduler } from '../rtsp/rtsp-session.js';
 import { redactText } from '../util/redact.js';
 import { CaptureTimeline } from './capture-timeline.js';
 import type { IngestRun, IngestRunEnd, IngestRunHandlers, IngestRunner } from './ingest-run.js';
@@ -19,7 +19,7 @@ import { SsrcFilter } from './ssrc-filter.js';
 const ACTIVITY_REPORT_MS = 250;
 /** Over automatic UDP, no RTP this long after PLAY means the packets cannot reach us (a firewall, NAT): TCP is tried. */
 const UDP_FIRST_RTP_MS = 4_000;
-/** A BYE after at least this much playing is a stream that ended (VLC's loop): reconnect at once, not after a delay. */
+/** A BYE (or the camera hanging up) after at least this much playing is a stream that ended (VLC's loop): reconnect at once, not after a delay. */
 const BYE_RECONNECT_AT_ONCE_AFTER_MS = 1_000;
 
 export interface NativeRunnerOptions {
@@ -134,7 +134,12 @@ export class NativeRunner implements IngestRunner {
           log.info({ reason }, 'camera sent RTCP BYE; reconnecting');
           end({ detail: { reason }, retryAtOnce: playedAt !== undefined && Date.now() - playedAt >= BYE_RECONNECT_AT_ONCE_AFTER_MS });
         },
-        onClose: (err) => settle(pendingEnd ?? { detail: err === undefined ? {} : { err: redactText(err.message) } }),
+        onClose: (err) => {
+          // A camera that hangs up after streaming a while ended its stream (VLC closes the connection right after the
+          // BYE that ends a loop, and either may arrive first): reconnect at once, as after a BYE.
+          const ended = err instanceof RtspClosedError && playedAt !== undefined && Date.now() - playedAt >= BYE_RECONNECT_AT_ONCE_AFTER_MS;
+          settle(pendingEnd ?? { detail: err === undefined ? {} : { err: redactText(err.message) }, ...(ended ? { retryAtOnce: true } : {}) });
+        },
       });
       if (stopRequested || pendingEnd !== undefined) return end(pendingEnd ?? { detail: {} });
       const plan = planTracks(session.sdp, camera.audio);

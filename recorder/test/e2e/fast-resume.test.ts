@@ -51,6 +51,7 @@ test('a camera that is off for 10 s costs at most 12 s of recording, natively an
   }));
   await outage;
   for (const { id, ms } of resumedAfter) {
+    t.diagnostic(`${id}: no recording for ${ms} ms (${ms - OUTAGE_MS} ms after the camera came back)`);
     assert.ok(ms >= OUTAGE_MS, `${id}: nothing could be recorded during the outage (${ms} ms)`);
     assert.ok(ms <= OUTAGE_MS + 2_000, `${id}: recording resumed ${ms - OUTAGE_MS} ms after the camera came back`);
   }

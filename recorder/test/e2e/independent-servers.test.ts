@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { probe } from '@vigil/testing/media-probe';
 import { waitUntil } from '@vigil/testing/processes';
+import { startHostileRtspCamera } from '@vigil/testing/hostile-rtsp-camera';
 import { startPerlRtspServer } from '@vigil/testing/rtsp-perl-server';
+import { encodeLoopFile } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startVlcRtspServer } from '@vigil/testing/vlc-rtsp-server';
 import { startRecorderProcess } from '../support/recorder-process.js';
@@ -66,7 +68,7 @@ test('default settings against servers that refuse RTP over TCP (rtsp-server-per
   }
 });
 
-test('RTCP BYE (VLC at the end of each loop) ends the session at once: recording resumes within 2 s, on both paths', { timeout: 120_000 }, async (t) => {
+test('the end of each loop of VLC (RTCP BYE, then VLC closes the connection) is the end of the session: recording resumes within 2 s, on both paths', { timeout: 120_000 }, async (t) => {
   const dir = await tempDir(t);
   const vlc = await startVlcRtspServer({ seconds: 6 });
   t.after(() => vlc.stop());
@@ -77,32 +79,60 @@ test('RTCP BYE (VLC at the end of each loop) ends the session at once: recording
       stall_seconds: 10,
       record: { segment_seconds: 60 },
       cameras: [
-        { id: 'bye-native', source: vlc.url, rtsp_transport: 'udp' },
-        { id: 'bye-ffmpeg', source: vlc.url, rtsp_transport: 'udp', ingest: 'ffmpeg' },
+        { id: 'loop-native', source: vlc.url, rtsp_transport: 'udp' },
+        { id: 'loop-ffmpeg', source: vlc.url, rtsp_transport: 'udp', ingest: 'ffmpeg' },
       ],
     },
   });
   t.after(() => rec.stop());
-  const current = async (id: string): Promise<string | undefined> => {
-    const r = await getJson(`${rec.url}/api/archive/${id}/current`);
-    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
-  };
-  for (const id of ['bye-native', 'bye-ffmpeg']) await waitUntil(async () => (await current(id)) !== undefined, 30_000, `${id} records`);
-  // Each camera's stream ends at the end of a loop; the next file must start within 2 s of that.
-  const resumed = await Promise.all(['bye-native', 'bye-ffmpeg'].map(async (id) => {
-    const first = await current(id);
-    await waitUntil(async () => (await current(id)) !== first, 20_000, `${id}: the file of the first loop closes`, 50);
-    const endedAt = Date.now();
-    await waitUntil(async () => {
-      const now = await current(id);
-      return now !== undefined && now !== first;
-    }, 10_000, `${id}: a new file after the BYE`, 50);
-    return { id, ms: Date.now() - endedAt };
-  }));
-  // Native reconnects in one round trip and catches the keyframe that starts the next loop. ffmpeg is restarted at once
-  // too, but a new ffmpeg takes ~1.4 s to its first output here (start, probing) and so joins at the next keyframe.
-  const bound: Record<string, number> = { 'bye-native': 2_000, 'bye-ffmpeg': 3_500 };
-  for (const { id, ms } of resumed) assert.ok(ms <= (bound[id] as number), `${id}: recording resumed ${ms} ms after the stream ended`);
-  assert.ok(rec.logs().some((l) => l.msg === 'camera sent RTCP BYE; reconnecting' && l['camera'] === 'bye-native'), 'the native session says why it ended');
+  const resumed = await Promise.all(['loop-native', 'loop-ffmpeg'].map((id) => resumeAfterEnd(rec.url, id)));
+  for (const { id, ms } of resumed) t.diagnostic(`${id}: a new file ${ms} ms after the stream ended`);
+  for (const { id, ms } of resumed) assert.ok(ms <= 2_000, `${id}: recording resumed ${ms} ms after the stream ended`);
   assert.equal(rec.logs().filter((l) => l.msg === 'camera went silent; restarting ingest').length, 0, 'no camera waited for stall_seconds');
 });
+
+test('an RTCP BYE on a connection that stays open ends the session at once: recording resumes within 2 s, on both paths', { timeout: 120_000 }, async (t) => {
+  const dir = await tempDir(t);
+  const loop = join(dir, 'loop.h264');
+  await encodeLoopFile(loop, { width: 320, height: 180, fps: 25, gop: 25, bitrateKbps: 300, seconds: 4 });
+  const camera = await startHostileRtspCamera({ mode: 'bye-after', file: loop, validSeconds: 4 });
+  t.after(() => camera.stop());
+  const rec = await startRecorderProcess({
+    dir,
+    config: {
+      auth: { disabled: true },
+      stall_seconds: 10,
+      record: { segment_seconds: 60 },
+      cameras: [
+        { id: 'bye-native', source: camera.url },
+        { id: 'bye-ffmpeg', source: camera.url, ingest: 'ffmpeg' },
+      ],
+    },
+  });
+  t.after(() => rec.stop());
+  const resumed = await Promise.all(['bye-native', 'bye-ffmpeg'].map((id) => resumeAfterEnd(rec.url, id)));
+  for (const { id, ms } of resumed) t.diagnostic(`${id}: a new file ${ms} ms after the BYE`);
+  // ffmpeg is restarted at once too, but a new ffmpeg takes ~1.4 s to its first output here (start, probing).
+  const bound: Record<string, number> = { 'bye-native': 2_000, 'bye-ffmpeg': 3_000 };
+  for (const { id, ms } of resumed) assert.ok(ms <= (bound[id] as number), `${id}: recording resumed ${ms} ms after the BYE`);
+  assert.ok(rec.logs().some((l) => l.msg === 'camera sent RTCP BYE; reconnecting' && l['camera'] === 'bye-native'), 'the native session says why it ended');
+  assert.ok(rec.logs().some((l) => /the camera ended the stream/.test(l.msg) && l['camera'] === 'bye-ffmpeg'), 'so does the ffmpeg run');
+  assert.equal(rec.logs().filter((l) => l.msg === 'camera went silent; restarting ingest').length, 0, 'no camera waited for stall_seconds');
+});
+
+/** Waits for the camera's first file to close (its stream ended), then for the next one: how long recording paused. */
+async function resumeAfterEnd(url: string, id: string): Promise<{ id: string; ms: number }> {
+  const current = async (): Promise<string | undefined> => {
+    const r = await getJson(`${url}/api/archive/${id}/current`);
+    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
+  };
+  await waitUntil(async () => (await current()) !== undefined, 30_000, `${id} records`);
+  const first = await current();
+  await waitUntil(async () => (await current()) !== first, 20_000, `${id}: the first file closes`, 50);
+  const endedAt = Date.now();
+  await waitUntil(async () => {
+    const now = await current();
+    return now !== undefined && now !== first;
+  }, 10_000, `${id}: a new file after the end`, 50);
+  return { id, ms: Date.now() - endedAt };
+}
