@@ -51,7 +51,9 @@ export function buildIngestArgs(camera: Camera, opts: FfmpegArgOptions): string[
   let audio = opts.audioAllowed && camera.audio !== 'off';
   if (kind === 'rtsp') {
     const transport = opts.rtsp?.transport ?? (camera.rtspTransport === 'udp' ? 'udp' : 'tcp');
-    args.push('-rtsp_transport', transport, '-timeout', '5000000', '-i', opts.rtsp?.inputUrl ?? camera.source);
+    // No frame-rate probing: with the codec parameters known (SDP or the first keyframe) ffmpeg starts at once, about a
+    // second sooner after every reconnect; a copy into MP4 takes its times from RTP, not from a guessed rate.
+    args.push('-rtsp_transport', transport, '-timeout', '5000000', '-fpsprobesize', '0', '-i', opts.rtsp?.inputUrl ?? camera.source);
   } else if (kind === 'file') {
     args.push('-re', '-stream_loop', '-1', '-i', filePath(camera.source));
   } else {
