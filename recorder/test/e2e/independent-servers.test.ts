@@ -87,7 +87,9 @@ test('the end of each loop of VLC (RTCP BYE, then VLC closes the connection) is 
   t.after(() => rec.stop());
   const resumed = await Promise.all(['loop-native', 'loop-ffmpeg'].map((id) => resumeAfterEnd(rec.url, id)));
   for (const { id, ms } of resumed) t.diagnostic(`${id}: a new file ${ms} ms after the stream ended`);
-  for (const { id, ms } of resumed) assert.ok(ms <= 2_000, `${id}: recording resumed ${ms} ms after the stream ended`);
+  // As below: ffmpeg's new process may be slow to start on a loaded machine.
+  const bound: Record<string, number> = { 'loop-native': 2_000, 'loop-ffmpeg': 5_000 };
+  for (const { id, ms } of resumed) assert.ok(ms <= (bound[id] as number), `${id}: recording resumed ${ms} ms after the stream ended`);
   assert.equal(rec.logs().filter((l) => l.msg === 'camera went silent; restarting ingest').length, 0, 'no camera waited for stall_seconds');
 });
 
@@ -112,7 +114,10 @@ test('an RTCP BYE on a connection that stays open ends the session at once: reco
   t.after(() => rec.stop());
   const resumed = await Promise.all(['bye-native', 'bye-ffmpeg'].map((id) => resumeAfterEnd(rec.url, id)));
   for (const { id, ms } of resumed) t.diagnostic(`${id}: a new file ${ms} ms after the BYE`);
-  for (const { id, ms } of resumed) assert.ok(ms <= 2_000, `${id}: recording resumed ${ms} ms after the BYE`);
+  // Both restart at once. ffmpeg then needs a new process to start, typically 0.4–0.8 s to its first fragment here, but
+  // up to 3.5 s was seen with other test files loading the machine (load average 15): its bound is a functional one.
+  const bound: Record<string, number> = { 'bye-native': 2_000, 'bye-ffmpeg': 5_000 };
+  for (const { id, ms } of resumed) assert.ok(ms <= (bound[id] as number), `${id}: recording resumed ${ms} ms after the BYE`);
   assert.ok(rec.logs().some((l) => l.msg === 'camera sent RTCP BYE; reconnecting' && l['camera'] === 'bye-native'), 'the native session says why it ended');
   assert.ok(rec.logs().some((l) => /the camera ended the stream/.test(l.msg) && l['camera'] === 'bye-ffmpeg'), 'so does the ffmpeg run');
   assert.equal(rec.logs().filter((l) => l.msg === 'camera went silent; restarting ingest').length, 0, 'no camera waited for stall_seconds');
