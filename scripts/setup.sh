@@ -29,6 +29,10 @@ if [ "$purpose" = "test" ]; then
     "/usr/bin/chromium:chromium"
     "/usr/sbin/apache2:apache2"
     "shellcheck:shellcheck"
+    # independent RTSP servers for the ingest tests: Debian's rtsp-server-perl and VLC
+    "/usr/share/perl5/RTSP/Server.pm:librtsp-server-perl"
+    "cvlc:vlc-bin"
+    "/usr/lib/x86_64-linux-gnu/vlc/plugins/stream_out/libstream_out_rtp_plugin.so:vlc-plugin-base"
   )
 fi
 

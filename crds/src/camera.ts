@@ -25,7 +25,7 @@ export const cameraSpecSchema = z
     ptz: z.boolean().default(false).describe('PTZ enabled'),
     onvif: z.string().max(2048).regex(HTTP_URL_PATTERN).optional().describe('ONVIF device service URL (default: the RTSP host, port 80)'),
     audio: z.enum(['auto', 'off', 'transcode']).default('auto').describe('audio handling'),
-    rtspTransport: z.enum(['tcp', 'udp']).optional().describe('RTP over the RTSP connection (tcp, the default) or over UDP'),
+    rtspTransport: z.enum(['tcp', 'udp']).optional().describe('pins how RTP travels: over the RTSP connection (tcp) or over UDP; unset = automatic (TCP first, UDP when the camera refuses TCP; what worked is remembered)'),
     ingest: z.enum(['native', 'ffmpeg']).optional().describe('how the recorder reads the stream: native, or one ffmpeg per camera (default: the recorder configuration\'s)'),
     record: z
       .object({

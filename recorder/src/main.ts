@@ -9,6 +9,7 @@ import { parseTokensFile } from './config/tokens-file.js';
 import type { VigilConfig } from './config/schema.js';
 import { createLogger } from './log/logger.js';
 import { runLicenseVerify } from './license-command.js';
+import { WorkDirLockedError } from './process/work-dir-lock.js';
 import { startRecorder } from './recorder.js';
 import { readVersion } from './version.js';
 
@@ -83,7 +84,10 @@ export async function main(argv: readonly string[]): Promise<number> {
   else log.warn('nodeName is empty and the hostname cannot be read: this node has no name');
   if (config.auth.disabled) log.warn('authentication is disabled (auth.disabled: true): every caller is admin');
 
-  const recorder = await startRecorder({ config, nodeName: node.name, log, registry, version, env: process.env });
+  const recorder = await startRecorder({ config, nodeName: node.name, log, registry, version, env: process.env }).catch((err: unknown) => {
+    if (err instanceof WorkDirLockedError) log.error({ work_dir: err.workDir, holder: err.holder }, err.message);
+    throw err;
+  });
 
   let reloading = Promise.resolve();
   const onHup = (): void => {

@@ -14,6 +14,8 @@ import { resolveListen } from './config/listen.js';
 import type { VigilConfig } from './config/schema.js';
 import { CameraFleet } from './fleet/camera-fleet.js';
 import { NativeRunner } from './ingest/native-runner.js';
+import { TransportMemory } from './ingest/transport-memory.js';
+import { RtspRelay } from './rtsp/rtsp-relay.js';
 import { ReadScheduler } from './rtsp/read-scheduler.js';
 import { WriteScheduler } from './recording/write-scheduler.js';
 import { CameraRuntime, type CameraRuntimeDeps } from './fleet/camera-runtime.js';
@@ -33,6 +35,7 @@ import type { ClosedSegment } from './recording/closed-segment.js';
 import { OpenSegmentJournal } from './recording/open-journal.js';
 import { RecordPathWatch } from './recording/record-path-watch.js';
 import { remuxToProgressive } from './recording/remux.js';
+import { WorkDirLock } from './process/work-dir-lock.js';
 import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
 import { SnapshotService } from './snapshot/snapshot-service.js';
@@ -84,6 +87,14 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const recordPath = new RecordPathWatch({ recordPath: config.record_path, log }); // never creates record_path
   await recordPath.start();
   await mkdir(config.work_dir, { recursive: true });
+  // Before anything touches work_dir (above all the repair of open segments): one recorder per work_dir.
+  let lock: WorkDirLock;
+  try {
+    lock = await WorkDirLock.take(config.work_dir);
+  } catch (err) {
+    recordPath.stop();
+    throw err;
+  }
   const remux = (part: string, final: string): Promise<void> => remuxToProgressive(config.ffmpeg_path, part, final);
   const journal = new OpenSegmentJournal(config.work_dir);
   const sequences = new SequenceStore(config.work_dir, config.record_path);
@@ -102,10 +113,14 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const readScheduler = new ReadScheduler({ tickMs: config.ingest_read_tick_ms, idleTickMs: config.ingest_idle_read_tick_ms });
   // One for all segment writers: every camera's batch goes to the thread pool on the same tick.
   const writeScheduler = new WriteScheduler();
+  // One for all ffmpeg runs that read an RTSP camera: they get a loopback URL, never the camera's password.
+  const relay = new RtspRelay({ log: log.child({ component: 'rtsp-relay' }) });
   const runtimeDeps: CameraRuntimeDeps = {
     recordPath: config.record_path,
     ffmpegPath: config.ffmpeg_path,
-    nativeRunner: (camera, cameraLog) => new NativeRunner({ camera, log: cameraLog, readScheduler }),
+    nativeRunner: (camera, cameraLog, transport) => new NativeRunner({ camera, log: cameraLog, readScheduler, transport, stallMs: config.stall_seconds * 1000 }),
+    relay,
+    transportMemory: new TransportMemory(config.work_dir),
     stallSeconds: config.stall_seconds,
     sequences,
     journal,
@@ -212,11 +227,13 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     const closingServer = server?.close();
     await jobs.close();
     await fleet.shutdown();
+    await relay.close();
     await sequences.flush();
     await closingServer;
     await mode.close();
     await snapshots.close();
     await operations.close();
+    await lock.release();
   };
   let server: RunningServer | undefined;
   try {

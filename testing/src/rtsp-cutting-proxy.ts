@@ -61,6 +61,12 @@ export interface RtspCuttingProxy {
    * always forwarded normally.
    */
   resume(): void;
+  /**
+   * A camera that goes off for `ms`: every connection is dropped at once and the port refuses connections (nothing
+   * listens on it) until `ms` have passed; then the proxy listens on the same port again and forwards as before.
+   * Resolves once it listens again.
+   */
+  outage(ms: number): Promise<void>;
   /** Live counters (read them; the proxy updates them). */
   readonly stats: Readonly<RtspCuttingProxyStats>;
   /** Destroys every connection and closes the listening socket. */
@@ -444,6 +450,13 @@ export async function startRtspCuttingProxy(opts: RtspCuttingProxyOptions): Prom
       for (const conn of connections) conn.resume();
     },
     stats,
+    outage: async (ms) => {
+      for (const conn of connections) conn.destroy();
+      server.close();
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      server.listen(port, '127.0.0.1');
+      await once(server, 'listening');
+    },
     close: async () => {
       const waiting = waitingForConnection;
       waitingForConnection = [];

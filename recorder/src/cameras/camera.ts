@@ -22,8 +22,8 @@ export interface Camera {
   audio: 'auto' | 'off' | 'transcode';
   /** How an RTSP source is read: natively in the recorder or by an ffmpeg per camera. Other sources always use ffmpeg. */
   ingest: IngestPath;
-  /** How RTP travels from an RTSP camera: interleaved on the RTSP connection, or UDP. */
-  rtspTransport: 'tcp' | 'udp';
+  /** How RTP travels from an RTSP camera: `auto` (TCP first, UDP when refused), or pinned to interleaved TCP or UDP. */
+  rtspTransport: 'auto' | 'tcp' | 'udp';
   record: CameraRecordSettings;
   /** Which source produced the camera: `file`, `database`, `cluster`. */
   origin: string;

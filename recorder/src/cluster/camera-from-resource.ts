@@ -47,7 +47,7 @@ export function cameraFromResource(resource: CameraResource, secretOf: (name: st
       onvif: spec.onvif,
       audio: spec.audio ?? 'auto',
       ingest: spec.ingest ?? config.ingest,
-      rtspTransport: spec.rtspTransport ?? 'tcp',
+      rtspTransport: spec.rtspTransport ?? 'auto',
       record: {
         format: spec.record?.format ?? config.record.format,
         segmentSeconds: spec.record?.segmentSeconds ?? config.record.segment_seconds,

@@ -41,8 +41,12 @@ export const cameraSchema = z
     audio: z.enum(['auto', 'off', 'transcode']).default('auto'),
     /** How RTSP is read: `native` (in the recorder) or `ffmpeg` (one process per camera); default: the global `ingest`. */
     ingest: z.enum(['native', 'ffmpeg']).optional(),
-    /** RTP over the RTSP connection (`tcp`, default: passes firewalls and NAT, never reorders) or over UDP port pairs. */
-    rtsp_transport: z.enum(['tcp', 'udp']).default('tcp'),
+    /**
+     * `auto` (default): RTP over the RTSP connection (TCP: passes firewalls and NAT, never reorders) first, over UDP port
+     * pairs when the camera refuses TCP, TCP again when no RTP comes over UDP; what worked is remembered. `tcp` or
+     * `udp` pins one.
+     */
+    rtsp_transport: z.enum(['auto', 'tcp', 'udp']).default('auto'),
     record: recordSchema.optional(),
   })
   .strict();

@@ -2,8 +2,12 @@
 import type { Logger } from 'pino';
 import type { Camera } from '../cameras/camera.js';
 import { CameraSupervisor, type IngestState, type IngestStatus } from '../ingest/camera-supervisor.js';
-import { FfmpegRunner } from '../ingest/ffmpeg-runner.js';
+import { rtspProbe } from '../ingest/camera-probe.js';
+import { sourceKind } from '../ingest/ffmpeg-args.js';
+import { FfmpegRunner, type RtspRelay } from '../ingest/ffmpeg-runner.js';
 import type { IngestRunner } from '../ingest/ingest-run.js';
+import { RtspTransportChoice, type RtspTransportStatus } from '../ingest/rtsp-transport-choice.js';
+import type { TransportMemory } from '../ingest/transport-memory.js';
 import type { ClosedSegment, OpenSegmentInfo } from '../recording/closed-segment.js';
 import type { OpenSegmentJournal } from '../recording/open-journal.js';
 import type { RecordPathState } from '../recording/record-path-watch.js';
@@ -18,7 +22,11 @@ export interface CameraRuntimeDeps {
   recordPath: string;
   ffmpegPath: string;
   /** Makes the native RTSP runner of a camera (the recorder shares one read scheduler among them). */
-  nativeRunner(camera: Camera, log: Logger): IngestRunner;
+  nativeRunner(camera: Camera, log: Logger, transport: RtspTransportChoice): IngestRunner;
+  /** Where ffmpeg reads RTSP cameras from (no password in its command line). */
+  relay?: RtspRelay;
+  /** What transport worked per camera, across restarts. */
+  transportMemory?: TransportMemory;
   stallSeconds: number;
   sequences: SequenceStore;
   journal: OpenSegmentJournal;
@@ -40,6 +48,7 @@ export class CameraRuntime implements FleetRuntime {
   readonly #supervisor: CameraSupervisor;
   readonly #writer: SegmentWriter;
   readonly #recording: Subscription;
+  readonly #transport: RtspTransportChoice | undefined;
 
   constructor(camera: Camera, deps: CameraRuntimeDeps) {
     this.camera = camera;
@@ -65,13 +74,19 @@ export class CameraRuntime implements FleetRuntime {
       handlerHoldsLeases: true,
       onError: (err) => log.error({ err: String(err) }, 'segment writer failed on an item'),
     });
+    const transport = sourceKind(camera.source) === 'rtsp' ? transportChoice(camera, deps.transportMemory, log) : undefined;
+    this.#transport = transport;
     this.#supervisor = new CameraSupervisor({
       camera,
       hub: this.hub,
       log,
-      runner: (path) => (path === 'native' ? deps.nativeRunner(camera, log) : new FfmpegRunner({ camera, log, ffmpegPath: deps.ffmpegPath })),
+      runner: (path) =>
+        path === 'native' && transport !== undefined
+          ? deps.nativeRunner(camera, log, transport)
+          : new FfmpegRunner({ camera, log, ffmpegPath: deps.ffmpegPath, ...(deps.relay === undefined ? {} : { relay: deps.relay }), ...(transport === undefined ? {} : { transport }) }),
       stallSeconds: deps.stallSeconds,
       ...(deps.clock === undefined ? {} : { clock: deps.clock }),
+      ...(transport === undefined ? {} : { probe: rtspProbe(camera.source) }),
     });
   }
 
@@ -80,8 +95,8 @@ export class CameraRuntime implements FleetRuntime {
   }
 
   /** Native or ffmpeg, and why ffmpeg when native was wanted. */
-  get ingest(): IngestStatus {
-    return this.#supervisor.ingest;
+  get ingest(): IngestStatus & { rtspTransport: RtspTransportStatus | undefined } {
+    return { ...this.#supervisor.ingest, rtspTransport: this.#transport?.status };
   }
 
   /** True while ffmpeg delivers media (false while connecting, stalled or waiting to retry). */
@@ -123,4 +138,20 @@ export class CameraRuntime implements FleetRuntime {
     await this.#writer.close();
     this.#recording.unsubscribe();
   }
+}
+
+/** The camera's transport choice: pinned by rtsp_transport, else automatic from what worked before. */
+function transportChoice(camera: Camera, memory: TransportMemory | undefined, log: Logger): RtspTransportChoice {
+  const pinned = camera.rtspTransport === 'auto' ? undefined : camera.rtspTransport;
+  return new RtspTransportChoice({
+    pinned,
+    remembered: pinned === undefined ? memory?.recall(camera.id, camera.source) : undefined,
+    remember: (transport) => {
+      try {
+        memory?.keep(camera.id, camera.source, transport);
+      } catch (err) {
+        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'cannot keep the RTSP transport that worked in work_dir');
+      }
+    },
+  });
 }

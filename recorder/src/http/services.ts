@@ -20,7 +20,9 @@ export interface CameraControl {
   /** The live stream of a running camera; undefined when the camera is unknown or stopped. */
   liveHub(cameraId: string): LiveHub | undefined;
   /** How a running camera is read (native or ffmpeg) and why ffmpeg when native was wanted; undefined when stopped. */
-  ingest(cameraId: string): { path: 'native' | 'ffmpeg'; fallbackReason: string | undefined } | undefined;
+  ingest(cameraId: string):
+    | { path: 'native' | 'ffmpeg'; fallbackReason: string | undefined; rtspTransport?: { transport: 'tcp' | 'udp'; reason: string } | undefined }
+    | undefined;
 }
 
 /** The playback server: segment files as they are on disk, and windows cut across them (playback/). */

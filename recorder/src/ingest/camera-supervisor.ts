@@ -22,7 +22,16 @@ export interface CameraSupervisorOptions {
   backoff?: Backoff;
   /** Time for stall detection and restart delays (default: the wall clock). */
   clock?: Clock;
+  /**
+   * Whether the camera accepts connections (a TCP connect to its RTSP port). With it, a camera that does not is probed
+   * every PROBE_INTERVAL_MS and retried the moment it answers, without the restart backoff growing: backoff is for
+   * cameras that answer and fail. Without it (testsrc, files) every restart waits its backoff delay.
+   */
+  probe?: () => Promise<boolean>;
 }
+
+/** How often a camera that does not accept connections is probed: recording resumes within this of its return. */
+const PROBE_INTERVAL_MS = 500;
 
 export interface IngestCounters {
   restarts: number;
@@ -111,17 +120,36 @@ export class CameraSupervisor {
         this.#fallBackToFfmpeg(end.unsupported);
         continue;
       }
-      let delay = end.retryAtOnce === true ? 0 : this.#backoff.take();
-      if (end.authFailed === true) delay = Math.max(delay, this.#backoff.longest);
       this.counters.restarts++;
       this.#state = outcome.stalled ? 'stalled' : 'waiting';
+      // A refused login waits the longest delay and is never probed: trying again soon could lock the account.
+      const down = end.retryAtOnce !== true && end.authFailed !== true && this.#opts.probe !== undefined && !(await this.#opts.probe());
+      let delay = end.retryAtOnce === true || down ? 0 : this.#backoff.take();
+      if (end.authFailed === true) delay = Math.max(delay, this.#backoff.longest);
       log.warn(
-        { ...end.detail, ingest: this.#runner.path, stalled: outcome.stalled, ran_ms: this.#clock.now() - started, retry_in_ms: delay },
+        { ...end.detail, ingest: this.#runner.path, stalled: outcome.stalled, ran_ms: this.#clock.now() - started, ...(down ? { camera_down: true } : { retry_in_ms: delay }) },
         outcome.stalled ? 'camera went silent; restarting ingest' : 'ingest ended; restarting',
       );
-      await this.#sleep(delay);
+      if (down) await this.#waitUntilAnswering();
+      else await this.#sleep(delay);
     }
     this.#state = 'stopped';
+  }
+
+  /** Probes the camera until it accepts a connection (or the supervisor stops); logs when it went and came back. */
+  async #waitUntilAnswering(): Promise<void> {
+    const { log, probe } = this.#opts;
+    if (probe === undefined) return;
+    const since = this.#clock.now();
+    log.warn({ probe_every_ms: PROBE_INTERVAL_MS }, 'camera does not accept connections; reconnecting as soon as it does');
+    while (!this.#stopping) {
+      const at = this.#clock.now();
+      if (await probe()) {
+        log.info({ down_ms: this.#clock.now() - since }, 'camera accepts connections again; reconnecting');
+        return;
+      }
+      await this.#sleep(Math.max(0, PROBE_INTERVAL_MS - (this.#clock.now() - at)));
+    }
   }
 
   #fallBackToFfmpeg(reason: string): void {

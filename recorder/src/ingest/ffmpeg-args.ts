@@ -38,6 +38,11 @@ export interface FfmpegArgOptions {
   fragmentMicros: number;
   /** False once ffmpeg refused the camera's audio codec in MP4: record video only. */
   audioAllowed: boolean;
+  /**
+   * For an RTSP source: the URL ffmpeg reads (the credential relay's, never the camera's own: a command line is
+   * readable by every local user) and the transport to ask for. Without it the camera's URL is used as it is.
+   */
+  rtsp?: { inputUrl: string; transport: 'tcp' | 'udp' };
 }
 
 export function buildIngestArgs(camera: Camera, opts: FfmpegArgOptions): string[] {
@@ -45,7 +50,10 @@ export function buildIngestArgs(camera: Camera, opts: FfmpegArgOptions): string[
   const kind = sourceKind(camera.source);
   let audio = opts.audioAllowed && camera.audio !== 'off';
   if (kind === 'rtsp') {
-    args.push('-rtsp_transport', camera.rtspTransport, '-timeout', '5000000', '-i', camera.source);
+    const transport = opts.rtsp?.transport ?? (camera.rtspTransport === 'udp' ? 'udp' : 'tcp');
+    // No frame-rate probing: with the codec parameters known (SDP or the first keyframe) ffmpeg starts at once, about a
+    // second sooner after every reconnect; a copy into MP4 takes its times from RTP, not from a guessed rate.
+    args.push('-rtsp_transport', transport, '-timeout', '5000000', '-fpsprobesize', '0', '-i', opts.rtsp?.inputUrl ?? camera.source);
   } else if (kind === 'file') {
     args.push('-re', '-stream_loop', '-1', '-i', filePath(camera.source));
   } else {

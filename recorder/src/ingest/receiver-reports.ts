@@ -23,15 +23,19 @@ export class ReceiverReports {
     this.#now = now;
   }
 
-  /** An RTCP packet from the camera about track `index`. */
-  onRtcp(index: number, packet: Buffer): void {
+  /** An RTCP packet from the camera about track `index`; true when it says goodbye (a BYE from the track's source). */
+  onRtcp(index: number, packet: Buffer): boolean {
     const track = this.#tracks[index];
-    if (track === undefined) return;
-    for (const sr of parseRtcp(packet).senderReports) {
-      if (track.depacketizer.ssrc !== undefined && sr.ssrc !== track.depacketizer.ssrc) continue;
+    if (track === undefined) return false;
+    const summary = parseRtcp(packet);
+    const ssrc = track.depacketizer.ssrc;
+    for (const sr of summary.senderReports) {
+      if (ssrc !== undefined && sr.ssrc !== ssrc) continue;
       track.clock.onSenderReport({ rtpTimestamp: sr.rtpTimestamp, ntpMs: sr.ntpMs });
       track.lastSr = { middle: sr.ntpMiddle, at: this.#now() };
     }
+    // A BYE naming no source, or the one we receive (a stranger's BYE must not end our session).
+    return summary.bye && (ssrc === undefined || summary.byeSsrcs.length === 0 || summary.byeSsrcs.includes(ssrc));
   }
 
   /** One compound RR+SDES per track that has received something. */

@@ -28,6 +28,11 @@ export class RtspHeaders {
   getAll(name: string): readonly string[] {
     return this.fields.get(name.toLowerCase()) ?? [];
   }
+
+  /** Every field as [lower-cased name, value], repeated names once per value, in the order first seen. */
+  *entries(): IterableIterator<[string, string]> {
+    for (const [name, values] of this.fields) for (const value of values) yield [name, value];
+  }
 }
 
 export interface RtspResponse {
@@ -90,6 +95,20 @@ export function serializeResponse(status: number, reason: string, cseq: string |
   }
   for (const [name, value] of Object.entries(extra)) head += `${name}: ${value}\r\n`;
   return Buffer.from(`${head}\r\n`, 'utf8');
+}
+
+/** A whole response (a relay passing on what a camera said): status line, the given header fields, the body. */
+export function serializeFullResponse(status: number, reason: string, headers: Iterable<readonly [string, string]>, body: Buffer): Buffer {
+  checkToken('reason', reason);
+  let head = `RTSP/1.0 ${status} ${reason}\r\n`;
+  for (const [name, value] of headers) {
+    checkToken('header', name);
+    checkToken('header', value);
+    head += `${name}: ${value}\r\n`;
+  }
+  if (body.length > 0) head += `Content-Length: ${body.length}\r\n`;
+  const headBuf = Buffer.from(`${head}\r\n`, 'utf8');
+  return body.length > 0 ? Buffer.concat([headBuf, body]) : headBuf;
 }
 
 function parseHead(text: string): { start: string; headers: RtspHeaders } {
@@ -211,8 +230,8 @@ export class RtspMessageParser {
 
 function parseContentLength(value: string | undefined): number {
   if (value === undefined) return 0;
-  if (!/^\d{1,9}$/.test(value)) throw new RtspProtocolError('an unparseable Content-Length');
-  const length = Number(value);
+  if (!/^\d+$/.test(value)) throw new RtspProtocolError('an unparseable Content-Length');
+  const length = value.length > 9 ? Infinity : Number(value);
   if (length > MAX_BODY_BYTES) throw new RtspProtocolError(`an RTSP body larger than ${MAX_BODY_BYTES} bytes`);
   return length;
 }

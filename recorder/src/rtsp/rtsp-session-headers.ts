@@ -106,3 +106,9 @@ export function matchRtpInfoUrl(url: string, controlUrls: readonly string[]): nu
   });
   return suffix >= 0 ? suffix : undefined;
 }
+
+/** Whether a SETUP answer means "not this transport" rather than some other failure. */
+export function refusesTransport(status: number): boolean {
+  // 461 Unsupported Transport is the standard answer; 400 (rtsp-server-perl), 406 and 451 are what servers say instead.
+  return status === 461 || status === 400 || status === 406 || status === 451;
+}

@@ -9,6 +9,11 @@ export interface RtspSessionOptions {
   readonly url: string;
   /** 'tcp' (default): RTP interleaved on the RTSP connection. 'udp': a local port pair per track. */
   readonly transport?: 'tcp' | 'udp';
+  /**
+   * When the first SETUP is refused for its transport (461 Unsupported Transport, or 400/406/451 as some servers
+   * answer), ask for the other one on the same connection (default false).
+   */
+  readonly fallbackTransport?: boolean;
   /** Connect and per-request timeout (default 10 000 ms). */
   readonly timeoutMs?: number;
   readonly userAgent?: string;

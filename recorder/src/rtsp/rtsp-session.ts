@@ -4,7 +4,7 @@ import { RtspClient } from './rtsp-client.js';
 import type { RtspLogger } from './rtsp-connection.js';
 import { RtspClosedError, RtspError, RtspProtocolError, RtspStatusError } from './rtsp-errors.js';
 import type { RtspResponse } from './rtsp-message.js';
-import { matchRtpInfoUrl, parseRtpInfo, parseSessionHeader, parseTransport } from './rtsp-session-headers.js';
+import { matchRtpInfoUrl, parseRtpInfo, parseSessionHeader, parseTransport, refusesTransport } from './rtsp-session-headers.js';
 import type { RtspPlayResult, RtspSessionOptions, RtspTrack } from './rtsp-session-types.js';
 import { parseRtspUrl, redact, resolveLocation } from './rtsp-url.js';
 import { parseSdp, type Sdp, type SdpMedia } from './sdp.js';
@@ -14,6 +14,7 @@ import { UdpTrackSockets } from './udp-transport.js';
 export type { RtspLogger, RtspPlayResult, RtspSessionOptions, RtspTrack };
 export type { Sdp, SdpMedia, SdpRtpMap } from './sdp.js';
 export { defaultMediaIndexes } from './sdp.js';
+export { refusesTransport } from './rtsp-session-headers.js';
 export { ReadScheduler, type ReadSchedulerOptions } from './read-scheduler.js';
 export * from './rtsp-errors.js';
 
@@ -51,12 +52,15 @@ export class RtspSession {
   private readonly channels = new Int16Array(256).fill(-1);
   private keepAlive: KeepAlive | undefined;
   private closeRequested = false;
+  private transportInUse: 'tcp' | 'udp';
+  private refusal: string | undefined;
   private closeError: Error | undefined;
   private closing: Promise<void> | undefined;
   private notifyClosed!: () => void;
   private readonly closedSignal = new Promise<void>((resolve) => (this.notifyClosed = resolve));
 
   private constructor(private readonly opts: RtspSessionOptions) {
+    this.transportInUse = opts.transport ?? 'tcp';
     this.client = new RtspClient({
       url: parseRtspUrl(opts.url),
       timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -95,6 +99,16 @@ export class RtspSession {
   /** The set-up tracks, indexed as onRtp/onRtcp/sendRtcp number them. */
   get tracks(): readonly RtspTrack[] {
     return this.trackList;
+  }
+
+  /** The transport the tracks are set up with: the one asked for, or the other one when the camera refused it. */
+  get transport(): 'tcp' | 'udp' {
+    return this.transportInUse;
+  }
+
+  /** The camera's answer to the transport first asked for ("461 Unsupported transport"), when setup() switched. */
+  get transportRefusal(): string | undefined {
+    return this.refusal;
   }
 
   /** The camera URL after redirects, redacted. */
@@ -167,7 +181,22 @@ export class RtspSession {
     });
     this.state = 'setting-up';
     try {
-      for (const [index, m] of media.entries()) await this.setupTrack(index, m);
+      for (const [index, m] of media.entries()) {
+        if (index > 0 || this.opts.fallbackTransport !== true) {
+          await this.setupTrack(index, m);
+          continue;
+        }
+        try {
+          await this.setupTrack(index, m);
+        } catch (err) {
+          // The first SETUP refused the transport (no session exists yet): ask for the other one on the same connection.
+          if (!(err instanceof RtspStatusError) || !refusesTransport(err.status) || this.client.sessionId !== undefined) throw err;
+          this.refusal = `${err.status} ${err.reason}`.trim();
+          this.transportInUse = this.transportInUse === 'tcp' ? 'udp' : 'tcp';
+          this.opts.log?.info?.({ url: this.client.url.redacted, refused: err.status, transport: this.transportInUse }, 'rtsp transport refused; trying the other one');
+          await this.setupTrack(index, m);
+        }
+      }
     } catch (err) {
       // Half set up is no state to PLAY from; close() still tears down what the camera did set up.
       if (this.state === 'setting-up') this.state = 'failed';
@@ -178,9 +207,20 @@ export class RtspSession {
   }
 
   private async setupTrack(index: number, media: SdpMedia): Promise<void> {
-    const udp = this.opts.transport === 'udp';
+    const udp = this.transportInUse === 'udp';
     let sockets: UdpTrackSockets | undefined;
-    if (udp) {
+    try {
+      if (udp) sockets = await this.bindUdp(index);
+      await this.setupOver(index, media, sockets);
+    } catch (err) {
+      sockets?.close();
+      throw err;
+    }
+    if (sockets !== undefined) this.udp.push(sockets);
+  }
+
+  private async bindUdp(index: number): Promise<UdpTrackSockets> {
+    {
       // dgram events are not inside the connection's read callback, so a throwing handler is caught here.
       const guarded = (slot: number) => (packet: Buffer): void => {
         try {
@@ -189,9 +229,11 @@ export class RtspSession {
           this.client.close(err instanceof Error ? err : new Error(String(err)));
         }
       };
-      sockets = await UdpTrackSockets.bind(this.cameraAddress(), { onRtp: guarded(index * 2), onRtcp: guarded(index * 2 + 1) });
-      this.udp.push(sockets);
+      return UdpTrackSockets.bind(this.cameraAddress(), { onRtp: guarded(index * 2), onRtcp: guarded(index * 2 + 1) });
     }
+  }
+
+  private async setupOver(index: number, media: SdpMedia, sockets: UdpTrackSockets | undefined): Promise<void> {
     const transport = sockets !== undefined
       ? `RTP/AVP;unicast;client_port=${sockets.rtpPort}-${sockets.rtpPort + 1}`
       : `RTP/AVP/TCP;unicast;interleaved=${2 * index}-${2 * index + 1}`;
@@ -252,7 +294,7 @@ export class RtspSession {
       redactedUrl: this.client.url.redacted,
     });
     this.keepAlive.start();
-    this.opts.log?.info?.({ url: this.client.url.redacted, tracks: this.trackList.length, transport: this.opts.transport ?? 'tcp' }, 'rtsp playing');
+    this.opts.log?.info?.({ url: this.client.url.redacted, tracks: this.trackList.length, transport: this.transportInUse }, 'rtsp playing');
     return { range: res.headers.get('range'), rtpInfo };
   }
 

@@ -72,7 +72,7 @@ test('live WebSocket: init first, then moof fragments in real time; a late joine
     return list.status === 200 && (list.body as Array<{ state: string }>)[0]?.state === 'recording';
   }, 20_000, 'the camera streams');
   const list = await getJson(`${rec.url}/api/cameras`, TOKENS.viewer);
-  assert.deepEqual(list.body, [{ id: 'lobby', state: 'recording', codec: 'avc1.42C01E', width: 640, height: 360, ptz: false, ingest: 'native', ingest_fallback_reason: null, node: 'rack-1', url: null }]);
+  assert.deepEqual(list.body, [{ id: 'lobby', state: 'recording', codec: 'avc1.42C01E', width: 640, height: 360, ptz: false, ingest: 'native', ingest_fallback_reason: null, rtsp_transport: 'tcp', rtsp_transport_reason: 'automatic: TCP first', node: 'rack-1', url: null }]);
   assert.equal((await getJson(`${rec.url}/api/cameras`)).status, 401);
 
   // Refusals are HTTP answers to the upgrade request.

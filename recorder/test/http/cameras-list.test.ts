@@ -24,9 +24,9 @@ test('GET /api/cameras lists cameras with state, codec, size and ptz; it needs a
   assert.equal(res.statusCode, 200);
   assert.equal(res.headers['cache-control'], 'no-store');
   assert.deepEqual(res.json(), [
-    { id: 'a-yard', state: 'stalled', codec: null, width: null, height: null, ptz: false, ingest: 'native', ingest_fallback_reason: null, node: 'test-node', url: null },
-    { id: 'b-door', state: 'recording', codec: 'avc1.42C01E,mp4a.40.2', width: 640, height: 360, ptz: false, ingest: 'native', ingest_fallback_reason: null, node: 'test-node', url: null },
-    { id: 'c-parked', state: 'stopped', codec: null, width: null, height: null, ptz: false, ingest: null, ingest_fallback_reason: null, node: 'test-node', url: null },
+    { id: 'a-yard', state: 'stalled', codec: null, width: null, height: null, ptz: false, ingest: 'native', ingest_fallback_reason: null, rtsp_transport: 'udp', rtsp_transport_reason: 'automatic: the camera refused TCP (461 Unsupported transport)', node: 'test-node', url: null },
+    { id: 'b-door', state: 'recording', codec: 'avc1.42C01E,mp4a.40.2', width: 640, height: 360, ptz: false, ingest: 'native', ingest_fallback_reason: null, rtsp_transport: 'udp', rtsp_transport_reason: 'automatic: the camera refused TCP (461 Unsupported transport)', node: 'test-node', url: null },
+    { id: 'c-parked', state: 'stopped', codec: null, width: null, height: null, ptz: false, ingest: null, ingest_fallback_reason: null, rtsp_transport: null, rtsp_transport_reason: null, node: 'test-node', url: null },
   ]);
 });
 

@@ -120,7 +120,7 @@ export function hubCameras(hubs: Map<string, StreamHub | undefined>): CameraCont
     list: () => [...hubs.keys()].map((id) => ({ id, ptz: false })),
     liveHub: (id) => hubs.get(id),
     // A running camera is read natively, as RTSP cameras are by default.
-    ingest: (id) => (hubs.get(id) === undefined ? undefined : { path: 'native', fallbackReason: undefined }),
+    ingest: (id) => (hubs.get(id) === undefined ? undefined : { path: 'native', fallbackReason: undefined, rtspTransport: { transport: 'udp', reason: 'automatic: the camera refused TCP (461 Unsupported transport)' } }),
   };
 }
 

@@ -25,6 +25,10 @@ const cameraEntry = z.object({
   ingest: z.enum(['native', 'ffmpeg']).nullable(),
   /** Why the camera is read by ffmpeg although native ingest was wanted (e.g. B-frames); null otherwise. */
   ingest_fallback_reason: z.string().nullable(),
+  /** RTSP cameras: how RTP travels now (`tcp` interleaved, or `udp`), or is tried next while the camera is down; null otherwise. */
+  rtsp_transport: z.enum(['tcp', 'udp']).nullable(),
+  /** Why that transport: set by rtsp_transport, the automatic first try, remembered, or what the camera refused. */
+  rtsp_transport_reason: z.string().nullable(),
   /** The node that records the camera. */
   node: z.string(),
   /** Base URL of that node for this caller (public through the Ingress, else internal); null = this node. */
@@ -58,6 +62,8 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
           ptz: cam.ptz,
           ingest: ingest?.path ?? null,
           ingest_fallback_reason: ingest?.fallbackReason ?? null,
+          rtsp_transport: ingest?.rtspTransport?.transport ?? null,
+          rtsp_transport_reason: ingest?.rtspTransport?.reason ?? null,
           node: opts.locator.nodeName,
           url: null,
         });
@@ -73,6 +79,8 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
           ptz: remote.ptz,
           ingest: null,
           ingest_fallback_reason: null,
+          rtsp_transport: null,
+          rtsp_transport_reason: null,
           node: remote.node,
           url: ownerBaseUrl({ kind: 'remote', node: remote.node, url: remote.url, publicUrl: remote.publicUrl }, req.headers),
         });

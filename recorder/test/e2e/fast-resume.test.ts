@@ -1,0 +1,60 @@
+// After an outage, recording resumes within a moment of the camera answering again, on both ingest paths; a refused login still waits.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { waitUntil } from '@vigil/testing/processes';
+import { startRtspCamera } from '@vigil/testing/rtsp-camera';
+import { startRtspCuttingProxy } from '@vigil/testing/rtsp-cutting-proxy';
+import { tempDir } from '@vigil/testing/temp-dir';
+import { startRecorderProcess } from '../support/recorder-process.js';
+import { getJson } from './helpers.js';
+
+const OUTAGE_MS = 10_000;
+
+test('a camera that is off for 10 s costs at most 12 s of recording, natively and through ffmpeg', { timeout: 120_000 }, async (t) => {
+  const dir = await tempDir(t);
+  // A keyframe every half second: the resumed file starts at one, so this bounds what the GOP adds to the hole.
+  const camera = await startRtspCamera({ width: 320, height: 180, fps: 24, gop: 12 });
+  t.after(() => camera.stop());
+  const proxy = await startRtspCuttingProxy({ targetPort: camera.port });
+  t.after(() => proxy.close());
+  const rec = await startRecorderProcess({
+    dir,
+    config: {
+      auth: { disabled: true },
+      stall_seconds: 5,
+      record: { segment_seconds: 60 },
+      cameras: [
+        { id: 'gate-native', source: proxy.url('/cam') },
+        { id: 'gate-ffmpeg', source: proxy.url('/cam'), ingest: 'ffmpeg' },
+      ],
+    },
+  });
+  t.after(() => rec.stop());
+  const ids = ['gate-native', 'gate-ffmpeg'];
+  const current = async (id: string): Promise<string | undefined> => {
+    const r = await getJson(`${rec.url}/api/archive/${id}/current`);
+    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
+  };
+  for (const id of ids) await waitUntil(async () => (await current(id)) !== undefined, 30_000, `${id} records`);
+  // Several failed attempts before the outage would have grown the backoff: start from a camera that runs well.
+  await new Promise((r) => setTimeout(r, 2_000));
+  const before = new Map<string, string | undefined>();
+  for (const id of ids) before.set(id, await current(id));
+  const offAt = Date.now();
+  const outage = proxy.outage(OUTAGE_MS);
+  const resumedAfter = await Promise.all(ids.map(async (id) => {
+    await waitUntil(async () => {
+      const now = await current(id);
+      return now !== undefined && now !== before.get(id);
+    }, 30_000, `${id}: a new file after the outage`, 100);
+    return { id, ms: Date.now() - offAt };
+  }));
+  await outage;
+  for (const { id, ms } of resumedAfter) {
+    t.diagnostic(`${id}: no recording for ${ms} ms (${ms - OUTAGE_MS} ms after the camera came back)`);
+    assert.ok(ms >= OUTAGE_MS, `${id}: nothing could be recorded during the outage (${ms} ms)`);
+    assert.ok(ms <= OUTAGE_MS + 2_000, `${id}: recording resumed ${ms - OUTAGE_MS} ms after the camera came back`);
+  }
+  const downLines = rec.logs().filter((l) => l.msg === 'camera does not accept connections; reconnecting as soon as it does');
+  assert.deepEqual(new Set(downLines.map((l) => l['camera'])), new Set(ids), 'both cameras were probed, not retried with a growing delay');
+});
