@@ -29,6 +29,8 @@ if [ "$purpose" = "test" ]; then
     "/usr/bin/chromium:chromium"
     "/usr/sbin/apache2:apache2"
     "shellcheck:shellcheck"
+    "openssl:openssl"
+    "curl:curl"
   )
 fi
 
