@@ -31,6 +31,7 @@ if [ "$purpose" = "test" ]; then
     "shellcheck:shellcheck"
     "openssl:openssl"
     "curl:curl"
+    "certutil:libnss3-tools"
   )
 fi
 
