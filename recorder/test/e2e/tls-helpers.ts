@@ -1,5 +1,6 @@
 // Shared steps of the TLS end-to-end tests: trusting a test CA in this test process, a node's certificate files, handshakes.
 import { copyFile, mkdir, rename } from 'node:fs/promises';
+import { request } from 'node:https';
 import { join } from 'node:path';
 import { connect, type ConnectionOptions } from 'node:tls';
 import type { IssuedCertificate } from '@vigil/testing/test-ca';
@@ -40,5 +41,22 @@ export function servedSerial(baseUrl: string, opts: ConnectionOptions): Promise<
       resolve(serial);
     });
     socket.on('error', reject);
+  });
+}
+
+/** A WebSocket upgrade request over TLS; resolves with the answer's status and Location (101 when it upgraded). */
+export function tryUpgrade(url: string, caPem: string, headers: Record<string, string>): Promise<{ status: number; location: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca: caPem, headers: { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...headers } });
+    req.on('response', (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+    });
+    req.on('upgrade', (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 0, location: undefined });
+    });
+    req.on('error', reject);
+    req.end();
   });
 }
