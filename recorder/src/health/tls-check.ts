@@ -9,13 +9,15 @@ export interface ServedCertificate {
   notAfter(): Date;
 }
 
-export function tlsCheck(served: ServedCertificate | undefined, now: () => number): ReadinessCheck {
+/** `onExpiring` is called at every probe that finds the certificate within the margin (the caller logs it once). */
+export function tlsCheck(served: ServedCertificate | undefined, now: () => number, onExpiring?: (notAfter: Date) => void): ReadinessCheck {
   return {
     name: 'tls',
     probe: async (): Promise<CheckOutcome> => {
       if (served === undefined) return { ok: true, detail: { configured: false } };
       const notAfter = served.notAfter();
       const expiring = notAfter.getTime() - now() <= TLS_EXPIRY_MARGIN_MS;
+      if (expiring) onExpiring?.(notAfter);
       return { ok: !expiring, detail: { configured: true, not_after: notAfter.toISOString(), expiring } };
     },
     unanswered: (): CheckDetail => (served === undefined ? { configured: false } : { configured: true, not_after: served.notAfter().toISOString(), expiring: true }),

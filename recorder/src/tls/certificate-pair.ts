@@ -45,7 +45,7 @@ function parseChain(text: string, file: string): X509Certificate[] {
   });
   chain.forEach((cert, i) => {
     const issuer = chain[i + 1];
-    if (issuer !== undefined && !cert.checkIssued(issuer)) {
+    if (issuer !== undefined && !(cert.checkIssued(issuer) && cert.verify(issuer.publicKey))) {
       throw new CertificateError(`tls.cert_file: ${file}: certificate ${i + 2} did not issue certificate ${i + 1}; the file must hold the node's certificate first, then each issuer in turn`);
     }
   });

@@ -57,6 +57,7 @@ test('HTTPS end to end: curl --cacert, plain HTTP 400, TLS 1.1 refused, readines
   const body = ready.body as { failed: string[]; checks: { tls: { configured: boolean; not_after: string; expiring: boolean } } };
   assert.deepEqual(body.failed, ['tls']);
   assert.deepEqual(body.checks.tls, { configured: true, not_after: soon.notAfter.toISOString(), expiring: true });
+  await rec.waitForLog((l) => l.level === 50 && l['not_after'] === soon.notAfter.toISOString() && /within 7 days; readiness fails/.test(l.msg));
   const metricsUrl = String((await rec.waitForLog((l) => typeof l['metrics_url'] === 'string'))['metrics_url']);
   const expiry = async (): Promise<number | undefined> => parsePrometheusText(await (await fetch(metricsUrl)).text()).value('vigil_tls_certificate_expiry_timestamp_seconds');
   assert.equal(await expiry(), soon.notAfter.getTime() / 1000);

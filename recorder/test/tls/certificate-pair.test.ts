@@ -49,6 +49,13 @@ test('pairs that cannot be served are refused with the key and file to fix', asy
   await writeFile(reversed, `${intermediate}${leaf}`);
   await refused(reversed, a.keyFile, /certificate 2 did not issue certificate 1; the file must hold the node's certificate first/);
 
+  // The right issuer name, the wrong issuer: an intermediate of the same name from another CA did not sign it.
+  const twin = await createTestCa(join(dir, 'twin-ca'), { intermediate: true });
+  const twinIntermediate = (await twin.issue('x')).certPem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----\n/g)?.[1];
+  const forged = join(dir, 'forged.crt');
+  await writeFile(forged, `${leaf}${twinIntermediate}`);
+  await refused(forged, a.keyFile, /certificate 2 did not issue certificate 1/);
+
   const keyAsCert = join(dir, 'key-as-cert.crt');
   await writeFile(keyAsCert, await readFile(a.keyFile));
   await refused(keyAsCert, a.keyFile, /holds no PEM certificate/);

@@ -117,3 +117,22 @@ test('a missing file keeps the served pair', async (t) => {
   assert.equal(served.current.serial, first.serial);
   assert.match(logs(), /served\.key cannot be read \(ENOENT\)/);
 });
+
+test('an expired pair is served at start (logged: recording must not stop over it), but never taken as a renewal', async (t) => {
+  const dir = await tempDir(t);
+  const ca = await createTestCa(join(dir, 'ca'));
+  const old = await ca.issue('old', { days: 90 });
+  const newer = await ca.issue('newer', { days: 90 });
+  // A hundred days on, both have ended.
+  const clock = new ManualClock(Date.now() + 100 * 86_400_000);
+  const logged = testLogger();
+  const served = await ServingCertificate.load({ certFile: old.certFile, keyFile: old.keyFile, log: logged.log, clock });
+  served.start();
+  t.after(() => served.stop());
+  assert.equal(served.current.serial, old.serial);
+  assert.match(logged.text(), /"level":50.*the certificate of tls\.cert_file has expired/);
+  await replaceByRename(newer, old.certFile, old.keyFile);
+  await elapse(clock, 30_000);
+  assert.equal(served.current.serial, old.serial);
+  assert.match(logged.text(), /the new certificate expired at/);
+});
