@@ -1,7 +1,8 @@
 // Benchmark "live": recorder CPU per live WebSocket viewer (1, 10, 50 ws clients in a separate process) and
 // camera-to-screen latency p50/p95 and the first picture's delay read from a time-stamped camera in a headless Chromium
 // tile meanwhile, for each ingest path: "native" (RTSP read in the recorder, per-frame fragments) and "vigil-ffmpeg"
-// (one ffmpeg, 200 ms fragments). These targets are measured here, not asserted by the test suite.
+// (one ffmpeg, 200 ms fragments); "native-tls" is native with the API over TLS (wss:// viewers, an https page trusting a
+// test CA): what encryption costs. These targets are measured here, not asserted by the test suite.
 import { once } from 'node:events';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,11 +16,11 @@ export const description =
   'live view, native ingest and ffmpeg ingest: recorder CPU per WebSocket viewer (1, 10, 50) and stamped camera-to-Chromium latency p50/p95 (720p, 2 Mbps, GOP 2 s)';
 
 /** What can be measured: `--subjects` picks among these. */
-export const subjects = ['native', 'vigil-ffmpeg'];
+export const subjects = ['native', 'vigil-ffmpeg', 'native-tls'];
 const DEFAULT_SUBJECTS = ['native', 'vigil-ffmpeg'];
-const INGEST = { native: 'native', 'vigil-ffmpeg': 'ffmpeg' };
+const INGEST = { native: 'native', 'vigil-ffmpeg': 'ffmpeg', 'native-tls': 'native' };
 /** Latency p95 targets: native (per-frame fragments) 250 ms; ffmpeg (200 ms fragments) the architecture's 1 s. */
-const P95_TARGET_MS = { native: 250, 'vigil-ffmpeg': 1000 };
+const P95_TARGET_MS = { native: 250, 'vigil-ffmpeg': 1000, 'native-tls': 250 };
 let installStampReader;
 const r1 = (x) => Math.round(x * 10) / 10;
 
@@ -40,13 +41,17 @@ function log(msg) {
   process.stderr.write(`[live] ${msg}\n`);
 }
 
-/** Child mode: `node live-latency.js --ws-viewers N URL` holds N sockets open, reading everything, until stdin closes. */
-async function runViewers(count, url) {
+/**
+ * Child mode: `node live-latency.js --ws-viewers N URL [CA_FILE]` holds N sockets open, reading everything, until stdin
+ * closes; with CA_FILE (wss://) the server's certificate is checked against it.
+ */
+async function runViewers(count, url, caFile) {
   const { WebSocket } = await import('ws');
+  const ca = caFile === undefined ? undefined : readFileSync(caFile, 'utf8');
   const stats = { opened: 0, messages: 0, bytes: 0, closed: 0 };
   const sockets = [];
   for (let i = 0; i < count; i++) {
-    const ws = new WebSocket(url);
+    const ws = new WebSocket(url, ca === undefined ? {} : { ca });
     ws.on('open', () => stats.opened++);
     ws.on('message', (data) => {
       stats.messages++;
@@ -62,8 +67,8 @@ async function runViewers(count, url) {
   process.stdout.write(`${JSON.stringify(stats)}\n`);
 }
 
-async function startViewers(count, url) {
-  const child = spawnTracked(process.execPath, [SELF, '--ws-viewers', String(count), url], { stdio: ['pipe', 'pipe', 'inherit'], name: 'viewers' });
+async function startViewers(count, url, caFile) {
+  const child = spawnTracked(process.execPath, [SELF, '--ws-viewers', String(count), url, ...(caFile === undefined ? [] : [caFile])], { stdio: ['pipe', 'pipe', 'inherit'], name: 'viewers' });
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   return {
@@ -106,8 +111,9 @@ function readLog(file) {
 }
 
 /** One recorder (ingest of `subject`) on the camera: idle CPU, then per viewer count CPU, latency and first picture. */
-async function runSubject({ subject, opts, emit, camera, browser }) {
+async function runSubject({ subject, opts, emit, camera, browser, tls }) {
   const dir = await makeTempDir(`vigil-bench-live-${subject}-`);
+  const secure = subject === 'native-tls';
   const port = await freePort();
   const configFile = join(dir, 'config.yaml');
   mkdirSync(join(dir, 'recordings')); // the recorder never creates record_path
@@ -118,6 +124,7 @@ async function runSubject({ subject, opts, emit, camera, browser }) {
     'log_level: warn',
     'auth: { disabled: true }',
     `ingest: ${INGEST[subject]}`,
+    ...(secure ? [`tls: { cert_file: ${tls.server.certFile}, key_file: ${tls.server.keyFile} }`] : []),
     'cameras:',
     `  - { id: cam, source: "${camera.url}" }`,
     '',
@@ -126,7 +133,7 @@ async function runSubject({ subject, opts, emit, camera, browser }) {
   const logFd = openSync(logFile, 'w');
   const recorder = spawnTracked(process.execPath, [RECORDER_BIN, '--config', configFile, '--conf-dir', join(dir, 'conf.d')], { stdio: ['ignore', logFd, 'inherit'], name: 'recorder' });
   closeSync(logFd);
-  const base = `http://127.0.0.1:${port}`;
+  const base = `${secure ? 'https' : 'http'}://127.0.0.1:${port}`;
   const tag = { bench: 'live', subject, ingest: INGEST[subject] };
   const target = P95_TARGET_MS[subject];
   try {
@@ -153,7 +160,7 @@ async function runSubject({ subject, opts, emit, camera, browser }) {
     emit({ ...tag, viewers: 0, figure: 'recorder_cpu_percent', value: r1(idle.node), ffmpeg_cpu_percent: r1(idle.ffmpeg), total_cpu_percent: r1(idle.node + idle.ffmpeg) });
 
     for (const count of opts.viewers) {
-      const viewers = await startViewers(count, `ws://127.0.0.1:${port}/websocket/cam`);
+      const viewers = await startViewers(count, `${secure ? 'wss' : 'ws'}://127.0.0.1:${port}/websocket/cam`, secure ? tls.caFile : undefined);
       const page = await browser.newPage();
       await page.goto(base);
       await page.waitForSelector('video[data-camera="cam"]');
@@ -208,22 +215,35 @@ export async function run(opts, emit) {
   emit({ bench: 'live', figure: 'setup', subjects: chosen, viewers: opts.viewers, warmup_seconds: opts.warmup, window_seconds: opts.seconds, stream: STREAM });
   const camera = await startStampCamera(STREAM);
   let browser;
+  let tls;
   summary.length = 0;
   try {
+    // For native-tls: a test CA whose root this process (fetch), the viewers (ws) and the page (an NSS store in its HOME) trust.
+    if (chosen.includes('native-tls')) {
+      const dir = await makeTempDir('vigil-bench-live-ca-');
+      const { createTestCa } = await import('@vigil/testing/test-ca');
+      const { chromiumHomeTrusting } = await import('@vigil/testing/chromium-trust');
+      const { Agent, setGlobalDispatcher } = await import('undici');
+      const ca = await createTestCa(join(dir, 'ca'), { intermediate: true });
+      tls = { dir, caFile: ca.caFile, server: await ca.issue('recorder'), home: await chromiumHomeTrusting(join(dir, 'home'), ca.caFile) };
+      setGlobalDispatcher(new Agent({ connect: { ca: ca.caPem } }));
+    }
     browser = await chromium.launch({
       executablePath: process.env.VIGIL_TEST_CHROMIUM ?? '/usr/bin/chromium',
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      ...(tls === undefined ? {} : { env: { ...process.env, HOME: tls.home } }),
     });
-    for (const subject of chosen) await runSubject({ subject, opts, emit, camera, browser });
+    for (const subject of chosen) await runSubject({ subject, opts, emit, camera, browser, tls });
   } finally {
     if (summary.length > 0) printTable();
     await browser?.close();
     await camera.stop();
+    if (tls !== undefined && !opts.keep) await removeTempDir(tls.dir);
   }
 }
 
 if (process.argv[1] === SELF && process.argv[2] === '--ws-viewers') {
-  runViewers(Number(process.argv[3]), process.argv[4]).then(() => process.exit(0), (err) => {
+  runViewers(Number(process.argv[3]), process.argv[4], process.argv[5]).then(() => process.exit(0), (err) => {
     process.stderr.write(`${err.stack ?? err}\n`);
     process.exit(1);
   });

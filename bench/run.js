@@ -9,7 +9,7 @@
 //   --cameras LIST      camera counts, comma-separated          [VIGIL_BENCH_CAMERAS]   default 1,10,50,100
 //   --subjects LIST     what is measured, comma-separated       [VIGIL_BENCH_SUBJECTS]
 //                       recording: native, vigil-ffmpeg, baseline (default all three), vigil-flags;
-//                       live: native, vigil-ffmpeg (default both). Each benchmark measures the ones it knows.
+//                       live: native, vigil-ffmpeg (default both), native-tls (native over https/wss). Each benchmark measures the ones it knows.
 //   --stream WxH@KBPS   recording: the cameras' stream (25 fps, GOP 2 s)  [VIGIL_BENCH_STREAM]   default 1280x720@2000
 //   --seconds N         measurement window per run, seconds     [VIGIL_BENCH_SECONDS]   default 30
 //   --warmup N          seconds after every camera writes       [VIGIL_BENCH_WARMUP]    default 10

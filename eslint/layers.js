@@ -14,6 +14,7 @@ export const RECORDER_LAYERS = {
   log: ['util'],
   license: ['util'],
   peers: ['util'],
+  tls: ['util'],
   metrics: ['util'],
   rtp: ['util'],
   stream: ['media', 'util'],
@@ -31,7 +32,7 @@ export const RECORDER_LAYERS = {
   cluster: ['archive', 'cameras', 'config', 'db', 'health', 'peers', 'recording', 'util'],
   modes: ['archive', 'cameras', 'cluster', 'config', 'db', 'health', 'peers', 'recording', 'util'],
   rtsp: ['util'],
-  http: ['archive', 'cameras', 'cluster', 'config', 'health', 'jobs', 'license', 'media', 'metrics', 'playback', 'ptz', 'recording', 'snapshot', 'stream', 'util'],
+  http: ['archive', 'cameras', 'cluster', 'config', 'health', 'jobs', 'license', 'media', 'metrics', 'playback', 'ptz', 'recording', 'snapshot', 'stream', 'tls', 'util'],
 };
 
 /** Packages only some folders may import (every other folder of that workspace may not). */

@@ -104,7 +104,7 @@ Version: $version
 Architecture: amd64
 Maintainer: Vigil team <vigil@localhost>
 Installed-Size: $installed_kib
-Depends: ffmpeg, libc6 (>= 2.28), libstdc++6, passwd
+Depends: ffmpeg, libc6 (>= 2.28), libstdc++6, openssl, passwd
 Section: video
 Priority: optional
 Homepage: https://github.com/vigil/vigil

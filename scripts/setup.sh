@@ -33,6 +33,9 @@ if [ "$purpose" = "test" ]; then
     "/usr/share/perl5/RTSP/Server.pm:librtsp-server-perl"
     "cvlc:vlc-bin"
     "/usr/lib/x86_64-linux-gnu/vlc/plugins/stream_out/libstream_out_rtp_plugin.so:vlc-plugin-base"
+    "openssl:openssl"
+    "curl:curl"
+    "certutil:libnss3-tools"
   )
 fi
 

@@ -1,9 +1,12 @@
 // The deb and rpm of a plain server, as the spec's operational facts describe them: built by scripts/package.sh, read
 // back with dpkg-deb and rpm, installed into a throw-away copy of this machine with their real scripts, run with a real
-// RTSP camera, upgraded over a changed config.yaml, removed and purged.
+// RTSP camera over HTTPS with the certificate the install made, upgraded over a changed config.yaml, removed and purged.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:tls';
+import { parse } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '@vigil/testing/net';
@@ -12,8 +15,8 @@ import { runCommand, ok } from '@vigil/testing/command';
 import { waitUntil } from '@vigil/testing/processes';
 import { canMakeThrowawayRoot, ThrowawayRoot } from './support/throwaway-root.js';
 import {
-  AS_VIGIL, buildPackages, closedSegments, debControl, debPaths, nextPatch, readiness, REPO_VERSION, rpmQuery, startInstalledRecorder,
-  stopRecorder, testConfig, waitReady, type BuiltPackages,
+  AS_VIGIL, buildPackages, closedSegments, debControl, debPaths, nextPatch, PACKAGED_CERT, PACKAGED_KEY, readiness, REPO_VERSION, rpmQuery,
+  startInstalledRecorder, stopRecorder, testConfig, waitReady, type BuiltPackages,
 } from './support/packages.js';
 
 let out = '';
@@ -42,6 +45,7 @@ test('the deb: control fields, config.yaml as its only conffile, the tree under 
   assert.equal(control['Version'], REPO_VERSION);
   assert.equal(control['Architecture'], 'amd64');
   assert.match(control['Depends'] ?? '', /(^|, )ffmpeg(,|$)/);
+  assert.match(control['Depends'] ?? '', /(^|, )openssl(,|$)/, 'postinst makes the API certificate with openssl');
   const conffiles = ok(await runCommand('dpkg-deb', ['--info', current.deb, 'conffiles']), 'dpkg-deb --info conffiles').trim();
   assert.equal(conffiles, '/etc/vigil/config.yaml');
 
@@ -57,9 +61,10 @@ test('the deb: control fields, config.yaml as its only conffile, the tree under 
   for (const dir of STATE_DIRS) assert.ok(!paths.has(dir), `${dir} is not in the deb`);
 });
 
-test('the rpm: the same tree, config.yaml as %config(noreplace), owned state directories, ffmpeg required', async () => {
+test('the rpm: the same tree, config.yaml as %config(noreplace), owned state directories, ffmpeg and openssl required', async () => {
   assert.equal((await rpmQuery(current.rpm, '--qf', '%{NAME} %{VERSION} %{RELEASE} %{ARCH}')).trim(), `vigil ${REPO_VERSION} 1 x86_64`);
   assert.match(await rpmQuery(current.rpm, '--requires'), /^ffmpeg$/m);
+  assert.match(await rpmQuery(current.rpm, '--requires'), /^openssl$/m, '%post makes the API certificate with openssl');
   assert.equal((await rpmQuery(current.rpm, '--configfiles')).trim(), '/etc/vigil/config.yaml');
   const flags = await rpmQuery(current.rpm, '--qf', '[%{FILEFLAGS:fflags} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILEMODES:octal} %{FILENAMES}\n]');
   assert.match(flags, /^cn root:vigil 100640 \/etc\/vigil\/config\.yaml$/m, 'noreplace, readable by the vigil group only');
@@ -93,7 +98,7 @@ test('the unit loads cleanly where it is installed, runs as vigil with the file 
   assert.equal(unit.get('ExecStart'), '/usr/bin/vigil-recorder --config /etc/vigil/config.yaml --conf-dir /etc/vigil/conf.d');
 });
 
-test('deb: install enables without starting; the installed recorder records; an upgrade keeps the changed config and restarts nothing; remove and purge', { skip: noRoot, timeout: 300_000 }, async (t) => {
+test('deb: install makes a self-signed certificate and enables without starting; the installed recorder records and answers HTTPS; an upgrade keeps the changed config and the certificate and restarts nothing; remove and purge', { skip: noRoot, timeout: 300_000 }, async (t) => {
   const root = await ThrowawayRoot.create(t);
   await root.copyIn(current.deb, '/root/current.deb');
   await root.copyIn(upgrade.deb, '/root/upgrade.deb');
@@ -105,6 +110,8 @@ test('deb: install enables without starting; the installed recorder records; an 
   assert.equal(await root.stat('/etc/vigil/config.yaml'), 'root:vigil 640');
   assert.equal(await root.stat('/etc/vigil'), 'root:vigil 750');
   for (const dir of STATE_DIRS) assert.equal(await root.stat(dir), 'vigil:vigil 750', dir);
+  const made = await assertPackagedCertificate(root);
+  assert.deepEqual((parse(await root.readFile('/etc/vigil/config.yaml')) as { tls: unknown }).tls, { cert_file: PACKAGED_CERT, key_file: PACKAGED_KEY }, 'the packaged configuration serves HTTPS with it');
 
   // The first start with the packaged configuration fails and names the key to fix, on stderr (the unit's journal).
   const unedited = await root.run([...AS_VIGIL, '/usr/bin/vigil-recorder', '--config', '/etc/vigil/config.yaml', '--conf-dir', '/etc/vigil/conf.d']);
@@ -117,10 +124,20 @@ test('deb: install enables without starting; the installed recorder records; an 
   const config = testConfig(port, camera.urlWithCredentials());
   await root.writeFile('/etc/vigil/config.yaml', config);
 
-  const first = startInstalledRecorder(root, port);
+  const first = startInstalledRecorder(root, port, made.pem);
   await waitReady(first, current.version);
-  await waitUntil(async () => (await closedSegments(first.base, 'gate')).length >= 2, 30_000, 'two closed segments');
+  await waitUntil(async () => (await closedSegments(first, 'gate')).length >= 2, 30_000, 'two closed segments');
   assert.ok(!first.output().includes('secret'), 'the camera password is not logged');
+
+  // It answers HTTPS with the certificate the install made (curl trusting that certificate alone), and plain HTTP with a 400.
+  assert.equal(await servedSerial(port), made.serial, 'the served certificate is the one in /etc/vigil/tls');
+  const caFile = join(out, `deb-${made.serial}.crt`);
+  await writeFile(caFile, made.pem);
+  const curl = await runCommand('curl', ['-sS', '--fail', '--cacert', caFile, `https://localhost:${port}/api/health/ready`]);
+  assert.equal(curl.code, 0, curl.stderr);
+  assert.match(curl.stdout, /"status":"ready"/);
+  const plain = await runCommand('curl', ['-sS', `http://127.0.0.1:${port}/api/health/ready`]);
+  assert.match(plain.stdout, /"code":"https_required"/);
 
   const upgraded = await root.run(['dpkg', '--force-confdef', '--force-confold', '-i', '/root/upgrade.deb']);
   assert.equal(upgraded.code, 0, upgraded.stderr);
@@ -128,16 +145,17 @@ test('deb: install enables without starting; the installed recorder records; an 
   assert.match(await root.readFile('/etc/vigil/config.yaml.dpkg-dist'), new RegExp(`as packaged with vigil ${upgrade.version.replace(/\./g, '\\.')}`), 'the new default lands beside it');
   assert.deepEqual(activating(await root.takeSystemctlCalls()), [], 'an upgrade starts, stops and restarts nothing');
   assert.equal(first.child.exitCode, null, 'the running recorder keeps running');
-  assert.equal((await readiness(first.base)).version, current.version, '…with the old version until the restart');
+  assert.equal((await readiness(first)).version, current.version, '…with the old version until the restart');
   assert.equal(await mustRun(root, ['/usr/bin/vigil-recorder', '--version']), `${upgrade.version}\n`);
+  assert.equal(await root.readFile(PACKAGED_CERT), made.pem, 'an upgrade keeps the certificate');
 
-  const before = await closedSegments(first.base, 'gate');
+  const before = await closedSegments(first, 'gate');
   assert.equal(await stopRecorder(first), 0, 'a clean stop');
-  const second = startInstalledRecorder(root, port);
+  const second = startInstalledRecorder(root, port, made.pem);
   await waitReady(second, upgrade.version);
-  const afterRestart = await closedSegments(second.base, 'gate');
+  const afterRestart = await closedSegments(second, 'gate');
   for (const name of before) assert.ok(afterRestart.includes(name), `${name} recorded before the upgrade is still listed`);
-  await waitUntil(async () => (await closedSegments(second.base, 'gate')).length > afterRestart.length, 30_000, 'the new version records');
+  await waitUntil(async () => (await closedSegments(second, 'gate')).length > afterRestart.length, 30_000, 'the new version records');
   assert.equal(await stopRecorder(second), 0);
 
   await mustRun(root, ['dpkg', '-r', 'vigil']);
@@ -152,7 +170,7 @@ test('deb: install enables without starting; the installed recorder records; an 
   assert.equal((await root.run(['dpkg-statoverride', '--list', '/etc/vigil/config.yaml'])).code, 1, 'purge removes the stat overrides');
 });
 
-test('rpm: install enables without starting; an upgrade keeps the changed config, places .rpmnew and restarts nothing; erase', { skip: noRoot, timeout: 180_000 }, async (t) => {
+test('rpm: install makes a self-signed certificate and enables without starting; an upgrade keeps the changed config and the certificate, places .rpmnew and restarts nothing; erase', { skip: noRoot, timeout: 180_000 }, async (t) => {
   const root = await ThrowawayRoot.create(t);
   await root.copyIn(current.rpm, '/root/current.rpm');
   await root.copyIn(upgrade.rpm, '/root/upgrade.rpm');
@@ -162,6 +180,7 @@ test('rpm: install enables without starting; an upgrade keeps the changed config
   assert.deepEqual(activating(await root.takeSystemctlCalls()), ['enable vigil.service'], 'enabled on the first install, never started');
   assert.equal(await root.stat('/etc/vigil/config.yaml'), 'root:vigil 640');
   for (const dir of STATE_DIRS) assert.equal(await root.stat(dir), 'vigil:vigil 750', dir);
+  const made = await assertPackagedCertificate(root);
   assert.equal(await mustRun(root, [...AS_VIGIL, '/usr/bin/vigil-recorder', '--version']), `${current.version}\n`);
 
   const changed = `${await root.readFile('/etc/vigil/config.yaml')}\n# changed by the administrator\n`;
@@ -172,6 +191,7 @@ test('rpm: install enables without starting; an upgrade keeps the changed config
   assert.match(await root.readFile('/etc/vigil/config.yaml.rpmnew'), new RegExp(`as packaged with vigil ${upgrade.version.replace(/\./g, '\\.')}`));
   assert.deepEqual(activating(await root.takeSystemctlCalls()), [], 'an upgrade starts, stops and restarts nothing');
   for (const dir of STATE_DIRS) assert.equal(await root.stat(dir), 'vigil:vigil 750', `${dir} after the upgrade`);
+  assert.equal(await root.readFile(PACKAGED_CERT), made.pem, 'an upgrade keeps the certificate');
   assert.equal(await mustRun(root, ['/usr/bin/vigil-recorder', '--version']), `${upgrade.version}\n`);
 
   await mustRun(root, ['rpm', '-e', '--nodeps', 'vigil']);
@@ -180,7 +200,40 @@ test('rpm: install enables without starting; an upgrade keeps the changed config
   assert.ok(!(await root.exists('/usr/lib/vigil')));
   assert.equal(await root.readFile('/etc/vigil/config.yaml.rpmsave'), changed, 'the changed configuration is kept as .rpmsave');
   assert.equal(await root.readFile('/var/lib/vigil/recordings/kept.mp4'), 'an old recording', 'erase never deletes recordings');
+  assert.equal(await root.readFile(PACKAGED_CERT), made.pem, 'erase keeps the certificate and key (they are not the package’s files)');
 });
+
+/**
+ * The certificate the install made: self-signed, for this host and loopback, ten years, the key readable by the vigil
+ * group only, and a key that is the certificate's (what the recorder checks at start).
+ */
+async function assertPackagedCertificate(root: ThrowawayRoot): Promise<{ pem: string; serial: string }> {
+  assert.equal(await root.stat('/etc/vigil/tls'), 'root:vigil 750');
+  assert.equal(await root.stat(PACKAGED_KEY), 'root:vigil 640', 'the key: root and the vigil group only');
+  assert.equal(await root.stat(PACKAGED_CERT), 'root:vigil 644');
+  const pem = await root.readFile(PACKAGED_CERT);
+  const cert = new X509Certificate(pem);
+  assert.equal(cert.issuer, cert.subject, 'self-signed');
+  assert.ok(cert.verify(cert.publicKey), 'signed by its own key');
+  const names = cert.subjectAltName ?? '';
+  for (const name of ['DNS:localhost', 'IP Address:127.0.0.1']) assert.ok(names.includes(name), `${name} in ${names}`);
+  const years = (new Date(cert.validTo).getTime() - Date.now()) / (365 * 86_400_000);
+  assert.ok(years > 9.9 && years < 10.1, `valid ten years (${years.toFixed(2)})`);
+  const keyMatches = await root.run(['sh', '-c', `[ "$(openssl pkey -in ${PACKAGED_KEY} -pubout)" = "$(openssl x509 -in ${PACKAGED_CERT} -noout -pubkey)" ]`]);
+  assert.equal(keyMatches.code, 0, 'the key is the certificate’s');
+  return { pem, serial: cert.serialNumber };
+}
+
+/** The serial of the certificate the recorder on loopback `port` serves (no verification: this only reads it). */
+function servedSerial(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerCertificate().serialNumber);
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
 
 /** Key=value settings of a unit file (the last one of a key wins, as systemd reads them). */
 function unitSettings(text: string): Map<string, string> {

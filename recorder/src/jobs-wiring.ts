@@ -15,6 +15,7 @@ import { JobStore } from './jobs/job-store.js';
 import { findExecutable } from './jobs/media-tool.js';
 import { JOB_KINDS, JOB_STATES, type JobKind as JobMetricKind, type JobMetrics } from './metrics/job-metrics.js';
 import type { ClusterToken } from './peers/cluster-token.js';
+import type { PeerClient } from './peers/peer-client.js';
 import type { PeerDirectory } from './peers/peer-directory.js';
 import type { Clock } from './util/clock.js';
 
@@ -32,6 +33,8 @@ export interface JobsOptions {
   fleet: CameraFleet<CameraRuntime>;
   peers: PeerDirectory;
   clusterToken: ClusterToken;
+  /** How this node calls its peers (TLS 1.2+, their certificates checked against cluster.tls.ca_file). */
+  peerClient: PeerClient;
   clock: Clock;
   metrics?: JobMetrics;
 }
@@ -41,7 +44,7 @@ function metricKind(job: JobRecord): JobMetricKind {
 }
 
 export async function startJobs(opts: JobsOptions): Promise<Jobs> {
-  const { config, log, index, catalog, fleet, peers, clusterToken } = opts;
+  const { config, log, index, catalog, fleet, peers, clusterToken, peerClient } = opts;
   const jobsLog = log.child({ component: 'jobs' });
   const store = new JobStore(config.work_dir);
   const archive: LocalArchive = {
@@ -59,7 +62,12 @@ export async function startJobs(opts: JobsOptions): Promise<Jobs> {
     runners: {
       export: exportRunner(deps),
       timelapse: timelapseRunner(deps),
-      assemble: assembleRunner({ ...deps, clusterToken: () => clusterToken.current(), peerUrl: (addr) => peers.urlOf(addr) }),
+      assemble: assembleRunner({
+        ...deps,
+        clusterToken: () => clusterToken.current(),
+        peerUrl: (addr) => peers.urlOf(addr),
+        peerDispatcher: () => peerClient.dispatcher(),
+      }),
     },
     resultTtlMs: config.jobs.result_ttl_seconds * 1000,
     clock: opts.clock,

@@ -11,6 +11,9 @@ import { createLogger } from './log/logger.js';
 import { runLicenseVerify } from './license-command.js';
 import { WorkDirLockedError } from './process/work-dir-lock.js';
 import { startRecorder } from './recorder.js';
+import { CertificateError } from './tls/certificate-pair.js';
+import { ServingCertificate } from './tls/serving-certificate.js';
+import { systemClock } from './util/clock.js';
 import { readVersion } from './version.js';
 
 const SHUTDOWN_DEADLINE_MS = 9_000;
@@ -84,7 +87,20 @@ export async function main(argv: readonly string[]): Promise<number> {
   else log.warn('nodeName is empty and the hostname cannot be read: this node has no name');
   if (config.auth.disabled) log.warn('authentication is disabled (auth.disabled: true): every caller is admin');
 
-  const recorder = await startRecorder({ config, nodeName: node.name, log, registry, version, env: process.env }).catch((err: unknown) => {
+  // A certificate that cannot be served is a configuration to fix (exit 2), found before any camera starts.
+  let certificate: ServingCertificate | undefined;
+  if (config.tls !== undefined) {
+    try {
+      certificate = await ServingCertificate.load({ certFile: config.tls.cert_file, keyFile: config.tls.key_file, log, clock: systemClock });
+    } catch (err) {
+      if (!(err instanceof CertificateError)) throw err;
+      process.stderr.write(`vigil-recorder: refusing to start: ${err.message}\n`);
+      await new Promise<void>((resolve) => log.flush(() => resolve()));
+      return 2;
+    }
+  }
+
+  const recorder = await startRecorder({ config, nodeName: node.name, log, registry, version, env: process.env, ...(certificate === undefined ? {} : { certificate }) }).catch((err: unknown) => {
     if (err instanceof WorkDirLockedError) log.error({ work_dir: err.workDir, holder: err.holder }, err.message);
     throw err;
   });
@@ -99,6 +115,8 @@ export async function main(argv: readonly string[]): Promise<number> {
       } catch (err) {
         log.error({ err: err instanceof Error ? err.message : String(err) }, 'configuration reload failed; keeping the running configuration');
       }
+      // The files of `tls` are read again too, whatever became of the configuration (their paths need a restart).
+      await recorder.reloadCertificate();
     });
   };
   process.on('SIGHUP', onHup);

@@ -11,6 +11,7 @@ import { licenseCheck } from './health/license-check.js';
 import { ReadinessChecks } from './health/readiness.js';
 import { recordingsDirCheck } from './health/recordings-dir-check.js';
 import { storageCheck } from './health/storage-check.js';
+import { tlsCheck, type ServedCertificate } from './health/tls-check.js';
 import type { AppDeps } from './http/app.js';
 import { startMetricsListener, type MetricsListener } from './http/metrics-listener.js';
 import { LicenseMonitor } from './license/license-monitor.js';
@@ -28,6 +29,8 @@ export interface OperationsOptions {
   retention: RetentionCleaner;
   mode: RecorderMode;
   clock: Clock;
+  /** The certificate the API serves; undefined when `tls` is not set. */
+  certificate?: ServedCertificate | undefined;
 }
 
 export interface Operations {
@@ -59,10 +62,11 @@ export function cameraStats(fleet: CameraFleet<CameraRuntime>): CameraStats[] {
 }
 
 export function createOperations(opts: OperationsOptions): Operations {
-  const { config, log, fleet, retention, mode } = opts;
+  const { config, log, fleet, retention, mode, certificate } = opts;
   const license = new LicenseMonitor({ file: config.license_file, publicKey: config.license.public_key, required: config.license.required }, log, opts.clock);
   const healthLog = log.child({ component: 'readiness' });
   let lastDirFailure: string | undefined;
+  let lastExpiringWarned: number | undefined;
   const readiness = new ReadinessChecks([
     storageCheck(mode.storagePing),
     clusterStoreCheck(mode.clusterStore),
@@ -74,12 +78,18 @@ export function createOperations(opts: OperationsOptions): Operations {
       },
     }),
     licenseCheck(license),
+    tlsCheck(certificate, () => opts.clock.now(), (notAfter) => {
+      if (notAfter.getTime() === lastExpiringWarned) return;
+      lastExpiringWarned = notAfter.getTime();
+      healthLog.error({ not_after: notAfter.toISOString() }, `the API's certificate ends at ${notAfter.toISOString()}, within 7 days; readiness fails (check tls) until a renewed one is in place`);
+    }),
   ]);
   // Warm the probes (the first write under record_path, the first database connection) before the first caller.
   void readiness.evaluate();
   const metrics = createVigilMetrics({
     cameras: () => cameraStats(fleet),
     ...(mode.outboxDepth === undefined ? {} : { outboxDepth: mode.outboxDepth }),
+    ...(certificate === undefined ? {} : { tlsCertificateNotAfter: () => certificate.notAfter() }),
     retentionDeletions: () => retention.deletions,
     recordPathFreeBytes: async () => (await readDiskSpace(config.record_path)).freeBytes,
   });

@@ -30,6 +30,7 @@ import { createOperations } from './operations-wiring.js';
 import { playbackService } from './playback-wiring.js';
 import { apiTokens } from './api-tokens.js';
 import { fileClusterToken } from './peers/cluster-token.js';
+import { peerClient } from './peers/peer-client.js';
 import { PtzService } from './ptz/ptz-service.js';
 import type { ClosedSegment } from './recording/closed-segment.js';
 import { OpenSegmentJournal } from './recording/open-journal.js';
@@ -39,6 +40,7 @@ import { WorkDirLock } from './process/work-dir-lock.js';
 import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
 import { SnapshotService } from './snapshot/snapshot-service.js';
+import { ServingCertificate } from './tls/serving-certificate.js';
 import { systemClock, type Clock } from './util/clock.js';
 
 export interface RecorderDeps {
@@ -51,6 +53,8 @@ export interface RecorderDeps {
   clock?: Clock;
   /** The process environment (cluster mode reads KUBECONFIG); default none. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** The certificate of `tls`, loaded by the caller (main refuses to start without a good one); loaded here when not given. */
+  certificate?: ServingCertificate;
 }
 
 export interface RunningRecorder {
@@ -61,6 +65,8 @@ export interface RunningRecorder {
   retention: RetentionCleaner;
   /** Applies a re-read configuration's cameras (SIGHUP). */
   reloadCameras(config: VigilConfig): { added: string[]; updated: string[]; removed: string[] };
+  /** Reads the `tls` files again now (SIGHUP); resolves with whether the served certificate changed. */
+  reloadCertificate(): Promise<boolean>;
   /** Stops taking requests, closes every open segment durably. */
   shutdown(): Promise<void>;
 }
@@ -84,6 +90,8 @@ function cameraControl(fleet: CameraFleet<CameraRuntime>, registry: CameraRegist
 export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder> {
   const { config, log, registry } = deps;
   const clock = deps.clock ?? systemClock;
+  const tls = config.tls;
+  const certificate = deps.certificate ?? (tls === undefined ? undefined : await ServingCertificate.load({ certFile: tls.cert_file, keyFile: tls.key_file, log, clock }));
   const recordPath = new RecordPathWatch({ recordPath: config.record_path, log }); // never creates record_path
   await recordPath.start();
   await mkdir(config.work_dir, { recursive: true });
@@ -178,8 +186,10 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const clusterToken = fileClusterToken(config.auth.cluster_token_file, log, clock);
   const tokens = apiTokens(config, log, clock);
   const auth = new TokenAuthenticator(() => tokens.current(), config.auth.disabled, () => clusterToken.current());
-  const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock });
-  const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, clusterToken, clock, metrics: operations.metrics.jobs });
+  const servedCertificate = certificate === undefined ? undefined : { notAfter: () => certificate.current.notAfter };
+  const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock, certificate: servedCertificate });
+  const peers = peerClient({ caFile: config.cluster.tls?.ca_file, log, clock });
+  const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, peerClient: peers, clusterToken, clock, metrics: operations.metrics.jobs });
   const snapshots = new SnapshotService({ cameras: registry, log, now: () => clock.now(), observer: operations.metrics.snapshots });
   const ptz = new PtzService({ cameras: registry, log });
   const archive = {
@@ -224,8 +234,10 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     clock.clearInterval(retentionTimer);
     clock.clearInterval(rescanTimer);
     recordPath.stop();
+    certificate?.stop();
     const closingServer = server?.close();
     await jobs.close();
+    await peers.close();
     await fleet.shutdown();
     await relay.close();
     await sequences.flush();
@@ -237,7 +249,8 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   };
   let server: RunningServer | undefined;
   try {
-    server = await listen(app, resolveListen(config.listen, config.auth.disabled));
+    server = await listen(app, resolveListen(config.listen, config.auth.disabled), { certificate, log });
+    certificate?.start();
     log.info({ url: server.url, node: deps.nodeName, mode: mode.kind, cameras: registry.list().length }, `listening on ${server.url}`);
     await operations.listen();
   } catch (err) {
@@ -259,6 +272,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
       retentionConfig = next.record.retention;
       return registry.publish(FILE_SOURCE, camerasFromConfig(next));
     },
+    reloadCertificate: async () => (certificate === undefined ? false : certificate.reload()),
     shutdown: () => stopAll(api),
   };
 }

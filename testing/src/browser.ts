@@ -4,11 +4,17 @@ import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM = process.env['VIGIL_TEST_CHROMIUM'] ?? '/usr/bin/chromium';
 
+export interface LaunchOptions {
+  /** The browser's HOME: where Chromium on Linux finds the user's certificate store (see chromium-trust.ts). */
+  home?: string;
+}
+
 /** Playwright gives every launch a fresh, empty profile directory of its own (it refuses --user-data-dir here). */
-export async function launchChromium(t: TestContext): Promise<Browser> {
+export async function launchChromium(t: TestContext, opts: LaunchOptions = {}): Promise<Browser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    ...(opts.home === undefined ? {} : { env: { ...process.env, HOME: opts.home } }),
   });
   t.after(() => browser.close());
   return browser;

@@ -60,6 +60,16 @@ const baseUrlSchema = z
 /** Kubernetes namespace names are DNS labels. */
 const NAMESPACE_PATTERN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
+/** HTTPS on `listen`: the node's certificate (full chain, PEM) and its private key, re-read when they change. */
+const tlsSchema = z
+  .object({
+    /** PEM: the node's own certificate first, then the intermediates that issued it. */
+    cert_file: z.string().min(1),
+    /** PEM: the private key of the first certificate of cert_file (unencrypted). */
+    key_file: z.string().min(1),
+  })
+  .strict();
+
 export const tokenSchema = z
   .object({
     name: z.string().min(1),
@@ -140,6 +150,14 @@ export const configSchema = z
         /** This node's base URL through the Ingress, for 307s to callers outside the cluster. */
         public_url: baseUrlSchema.optional(),
         peers: z.array(z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/, { message: 'must be "host:port"' })).default([]),
+        /** How this node checks the certificates of the nodes it calls (assembly parts). */
+        tls: z
+          .object({
+            /** PEM bundle of the CA(s) that issue the nodes' certificates; default: the system's trusted CAs. */
+            ca_file: z.string().min(1).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .superRefine((cluster, ctx) => {
@@ -154,6 +172,7 @@ export const configSchema = z
       })
       .strict()
       .default({ rescan_minutes: 10 }),
+    tls: tlsSchema.optional(),
     database: z
       .object({
         url: z.string().regex(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// or postgresql:// URL' }),
@@ -194,6 +213,10 @@ export const configSchema = z
       }
       seen.set(cam.id, i);
     });
+    // Other nodes and 307s use advertise_url: with TLS on, this node answers plain HTTP with an error only.
+    if (cfg.tls !== undefined && cfg.cluster.enabled && cfg.cluster.advertise_url?.startsWith('http://') === true) {
+      ctx.addIssue({ code: 'custom', path: ['cluster', 'advertise_url'], message: 'must be an https:// URL when tls is set (this node serves HTTPS only)' });
+    }
   });
 
 export type VigilConfig = z.infer<typeof configSchema>;

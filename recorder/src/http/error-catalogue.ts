@@ -1,6 +1,7 @@
 // Every error code the API answers, with its HTTP status; docs/api.md lists the same table (checked by a test).
 export const ERROR_CATALOGUE = {
   bad_request: { status: 400, message: 'the request is not valid' },
+  https_required: { status: 400, message: 'this port speaks HTTPS only' },
   unknown_field: { status: 400, message: 'the body has a field this endpoint does not accept' },
   unauthorized: { status: 401, message: 'a bearer token is required' },
   forbidden: { status: 403, message: 'the token does not allow this' },

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { Dispatcher } from 'undici';
 import { COPY_OUTPUT_ARGS, ensureSpace, produce, timelapseOutputArgs } from './archive-job-runners.js';
 import { writePlainConcatList } from './export-plan.js';
 import type { JobRunContext, JobRunner } from './job-queue.js';
@@ -16,6 +17,8 @@ export interface AssembleDeps {
   clusterToken(): string | undefined;
   /** Base URL of a known peer; the route refused unknown ones, so undefined here means it left meanwhile. */
   peerUrl(peerAddr: string): string | undefined;
+  /** The connection pool for peers (TLS: their certificates checked against the cluster's CA); default undici's global one. */
+  peerDispatcher?(): Promise<Dispatcher>;
   /** Per-part download deadline. */
   partTimeoutMs?: number;
 }
@@ -28,8 +31,10 @@ async function fetchPart(part: AssemblePart, target: string, deps: AssembleDeps,
     const url = `${base}/api/archive/jobs/${encodeURIComponent(part.peer_job_id)}/download`;
     // Loaded at the first assembly: an HTTP client is a few MiB of memory a recorder that never assembles does not need.
     const { request } = await import('undici');
+    const dispatcher = await deps.peerDispatcher?.();
     const res = await request(url, {
       method: 'GET',
+      ...(dispatcher === undefined ? {} : { dispatcher }),
       headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
       signal,
       headersTimeout: deps.partTimeoutMs ?? 30_000,

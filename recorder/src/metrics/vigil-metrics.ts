@@ -12,6 +12,8 @@ export interface MetricsSources {
   retentionDeletions(): { max_age: number; min_free: number };
   /** Free bytes (for unprivileged writers) on the record_path file system. */
   recordPathFreeBytes(): Promise<number>;
+  /** The end of the certificate the API serves; undefined without TLS. */
+  tlsCertificateNotAfter?(): Date;
 }
 
 /** Called by the snapshot service (snapshot/ knows nothing of Prometheus). */
@@ -79,6 +81,17 @@ export function createVigilMetrics(sources: MetricsSources): VigilMetrics {
       this.inc({ reason: 'min_free' }, d.min_free);
     },
   });
+  const tlsNotAfter = sources.tlsCertificateNotAfter;
+  if (tlsNotAfter !== undefined) {
+    new Gauge({
+      name: 'vigil_tls_certificate_expiry_timestamp_seconds',
+      help: 'End of validity (notAfter) of the certificate the API serves, in seconds since the epoch',
+      registers: [registry],
+      collect() {
+        this.set(Math.floor(tlsNotAfter().getTime() / 1000));
+      },
+    });
+  }
   new Gauge({
     name: 'vigil_record_path_free_bytes',
     help: 'Free bytes on the file system holding record_path',

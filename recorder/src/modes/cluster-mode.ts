@@ -34,7 +34,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
     kind: 'cluster',
     archive: db?.archive,
     locator: clusterLocator(view, ctx.registry, nodeName),
-    peers: clusterPeerDirectory(view, staticPeerDirectory(config.cluster.peers)),
+    peers: clusterPeerDirectory(view, staticPeerDirectory(config.cluster.peers, config.tls === undefined ? 'http' : 'https')),
     storagePing: db === undefined ? undefined : () => db.pool.query('SELECT 1'),
     clusterStore: {
       // The API answers: the caches have listed and the heartbeat was renewed within the silence limit.

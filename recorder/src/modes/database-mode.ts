@@ -93,7 +93,7 @@ export async function startDatabaseMode(ctx: ModeContext, database: NonNullable<
     kind: 'database',
     archive: db.archive,
     locator: localCameraLocator(ctx.registry, ctx.nodeName),
-    peers: staticPeerDirectory(ctx.config.cluster.peers),
+    peers: staticPeerDirectory(ctx.config.cluster.peers, ctx.config.tls === undefined ? 'http' : 'https'),
     storagePing: () => db.pool.query('SELECT 1'),
     clusterStore: undefined,
     outboxDepth: () => db.outbox.depth,

@@ -8,7 +8,7 @@ export function standaloneMode(ctx: ModeContext): RecorderMode {
     kind: 'standalone',
     archive: undefined,
     locator: localCameraLocator(ctx.registry, ctx.nodeName),
-    peers: staticPeerDirectory(ctx.config.cluster.peers),
+    peers: staticPeerDirectory(ctx.config.cluster.peers, ctx.config.tls === undefined ? 'http' : 'https'),
     storagePing: undefined,
     clusterStore: undefined,
     outboxDepth: undefined,

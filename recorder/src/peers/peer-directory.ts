@@ -6,11 +6,11 @@ export interface PeerDirectory {
   urlOf(peerAddr: string): string | undefined;
 }
 
-/** The `cluster.peers` list of the configuration: plain HTTP on each host:port. */
-export function staticPeerDirectory(peers: readonly string[]): PeerDirectory {
+/** The `cluster.peers` list of the configuration: each host:port over HTTPS when the nodes serve TLS (`tls` set), else plain HTTP. */
+export function staticPeerDirectory(peers: readonly string[], scheme: 'http' | 'https' = 'http'): PeerDirectory {
   const known = new Set(peers);
   return {
     isKnownPeer: (addr) => known.has(addr),
-    urlOf: (addr) => (known.has(addr) ? `http://${addr}` : undefined),
+    urlOf: (addr) => (known.has(addr) ? `${scheme}://${addr}` : undefined),
   };
 }

@@ -115,3 +115,21 @@ test('cluster mode needs the node’s advertised URL', async (t) => {
   const message = await loadError(dir, 'cluster:\n  enabled: true\n');
   assert.match(message, /cluster\.advertise_url: is required when cluster\.enabled is true/);
 });
+
+test('tls: both files or neither, no other keys; with tls a cluster node advertises https:// (an http:// one is refused, also from the environment)', async (t) => {
+  const dir = await tempDir(t);
+  const ok = await loadConfig({ file: await write(dir, 'ok.yaml', 'auth: {disabled: true}\ntls: {cert_file: /etc/vigil/tls/vigil.crt, key_file: /etc/vigil/tls/vigil.key}\ncluster: {tls: {ca_file: /etc/vigil/tls/ca.crt}}\n') });
+  assert.deepEqual(ok.tls, { cert_file: '/etc/vigil/tls/vigil.crt', key_file: '/etc/vigil/tls/vigil.key' });
+  assert.equal(ok.cluster.tls?.ca_file, '/etc/vigil/tls/ca.crt');
+  assert.equal((await loadConfig({ file: await write(dir, 'plain.yaml', 'auth: {disabled: true}\n') })).tls, undefined, 'no tls: plain HTTP');
+
+  assert.match(await loadError(dir, 'tls: {cert_file: /a.crt}\n'), /tls\.key_file: /);
+  assert.match(await loadError(dir, 'tls: {cert_file: /a.crt, key_file: /a.key, ciphers: RC4}\n'), /tls: .*ciphers/);
+  assert.match(await loadError(dir, 'cluster: {tls: {ca_file: ""}}\n'), /cluster\.tls\.ca_file: /);
+
+  const clustered = 'nodeName: n1\ntls: {cert_file: /a.crt, key_file: /a.key}\ncluster:\n  enabled: true\n  advertise_url: http://n1.vigil.svc:9997\n';
+  assert.match(await loadError(dir, clustered), /cluster\.advertise_url: must be an https:\/\/ URL when tls is set/);
+  const file = await write(dir, 'clustered.yaml', clustered);
+  assert.equal((await loadConfig({ file }, { VIGIL_CLUSTER_ADVERTISE_URL: 'https://n1.vigil.svc:9997' })).cluster.advertise_url, 'https://n1.vigil.svc:9997');
+  await assert.rejects(loadConfig({ file }, { VIGIL_CLUSTER_ADVERTISE_URL: 'http://n1.vigil.svc:9997' }), /cluster\.advertise_url: must be an https:\/\/ URL when tls is set .*\(set by VIGIL_CLUSTER_ADVERTISE_URL\)/);
+});

@@ -91,6 +91,7 @@ test('readiness, the metrics record and Prometheus series of a recording node; a
     cluster_store: { configured: false },
     recordings_dir: { path: rec.recordPath, writable: true },
     license: { valid: true },
+    tls: { configured: false },
   });
   assert.deepEqual((full.body as Record<string, unknown>)['failed'], []);
 

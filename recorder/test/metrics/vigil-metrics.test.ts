@@ -63,3 +63,12 @@ test('snapshot cache: one miss per camera fetch, hits for the requests it served
   assert.equal(text.value('vigil_snapshot_upstream_seconds_count', { outcome: 'ok' }), 1);
   assert.ok((text.value('vigil_snapshot_upstream_seconds_sum', { outcome: 'ok' }) ?? 0) >= 0.04);
 });
+
+test('the TLS expiry series follows the served certificate, and exists only with tls', async () => {
+  let notAfter = new Date('2027-03-01T12:00:00Z');
+  const withTls = createVigilMetrics(sources({ tlsCertificateNotAfter: () => notAfter }));
+  assert.equal(parsePrometheusText(await withTls.registry.metrics()).value('vigil_tls_certificate_expiry_timestamp_seconds'), Date.UTC(2027, 2, 1, 12) / 1000);
+  notAfter = new Date('2027-06-01T12:00:00Z');
+  assert.equal(parsePrometheusText(await withTls.registry.metrics()).value('vigil_tls_certificate_expiry_timestamp_seconds'), Date.UTC(2027, 5, 1, 12) / 1000, 'a renewed certificate moves it');
+  assert.equal(parsePrometheusText(await createVigilMetrics(sources()).registry.metrics()).value('vigil_tls_certificate_expiry_timestamp_seconds'), undefined);
+});

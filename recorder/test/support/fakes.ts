@@ -177,7 +177,7 @@ export const NO_PTZ: PtzControl = {
 export const READY: ReadinessReport = {
   ready: true,
   failed: [],
-  checks: { storage: { configured: false, reachable: false }, cluster_store: { configured: false }, recordings_dir: { path: '/srv/rec', writable: true }, license: { valid: true } },
+  checks: { storage: { configured: false, reachable: false }, cluster_store: { configured: false }, recordings_dir: { path: '/srv/rec', writable: true }, license: { valid: true }, tls: { configured: false } },
 };
 
 // ---------------------------------------------------------------- fleet runtimes

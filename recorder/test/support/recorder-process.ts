@@ -172,7 +172,7 @@ export async function startRecorderProcess(opts: StartOptions): Promise<Recorder
   if (opts.waitListening !== false) {
     try {
       const listening = await waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('listening on'));
-      url ??= String(listening['url']);
+      url = String(listening['url']); // https:// when the config sets tls
     } catch (err) {
       await proc.stop();
       throw err;
