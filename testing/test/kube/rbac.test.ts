@@ -83,3 +83,28 @@ test('ClusterRoles bound cluster-wide, subresources and resourceNames are honour
   assert.equal((await fetch(`${f.emulator.url}/version`)).status, 200);
   assert.equal((await f.request('GET', '/api/v1/namespaces', undefined, { token: 'not-a-token' })).status, 401);
 });
+
+test('a list or watch naming one object by field selector is authorised by resourceNames, as kube-apiserver does', async (t) => {
+  const f = await startEmulatorFixture(t);
+  ok(await f.kubectl(['create', 'serviceaccount', 'reader']), 'create sa');
+  for (const name of ['allowed', 'other']) ok(await f.kubectl(['create', 'secret', 'generic', name, '--from-literal=k=v']), `secret ${name}`);
+  ok(await f.kubectl(['create', 'role', 'one-secret', '--verb=get,list,watch', '--resource=secrets', '--resource-name=allowed']), 'role');
+  ok(await f.kubectl(['create', 'rolebinding', 'one-secret', '--role=one-secret', '--serviceaccount=default:reader']), 'rb');
+  const saConfig = join(f.dir, 'reader.kubeconfig');
+  await f.emulator.writeKubeconfig(saConfig, { token: await f.emulator.issueServiceAccountToken('default', 'reader'), user: 'reader' });
+  const as = (args: string[]) => f.kubectl(args, { kubeconfig: saConfig });
+
+  assert.match(ok(await as(['get', 'secrets', '--field-selector', 'metadata.name=allowed', '-o', 'name']), 'list one'), /^secret\/allowed$/m);
+  const all = await as(['get', 'secrets']);
+  assert.match(all.stderr, /secrets is forbidden: User "system:serviceaccount:default:reader" cannot list resource "secrets" in API group "" in the namespace "default"/);
+  const other = await as(['get', 'secrets', '--field-selector', 'metadata.name=other']);
+  assert.match(other.stderr, /secrets "other" is forbidden: User "system:serviceaccount:default:reader" cannot list resource "secrets"/);
+  // A watch of the one name is allowed too; of everything it is not.
+  const token = await f.emulator.issueServiceAccountToken('default', 'reader');
+  const watchOne = await fetch(`${f.emulator.url}/api/v1/namespaces/default/secrets?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3Dallowed`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(watchOne.status, 200);
+  assert.match(await watchOne.text(), /"name":"allowed"/);
+  const watchAll = await fetch(`${f.emulator.url}/api/v1/namespaces/default/secrets?watch=true&timeoutSeconds=1`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(watchAll.status, 403);
+  await watchAll.body?.cancel();
+});
