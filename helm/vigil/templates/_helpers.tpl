@@ -13,6 +13,9 @@
 {{- printf "%s-%s" .Release.Namespace (include "vigil.fullname" .) | trunc 50 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The operator's ClusterRole: it also owns the RecorderNodes (deleting it deletes them). Never rename it. */}}
+{{- define "vigil.operatorClusterRole" -}}{{ include "vigil.clusterName" . }}-operator{{- end -}}
+
 {{- define "vigil.labels" -}}
 app.kubernetes.io/name: vigil
 app.kubernetes.io/instance: {{ .Release.Name }}

@@ -108,7 +108,8 @@ const HOOKS: Record<string, Hook> = {
     return [];
   },
   '/secrets': (o) => {
-    setDefault(o, 'type', 'Opaque');
+    // SetDefaults_Secret: an empty type (what kubectl create secret generic sends) is Opaque, as an absent one.
+    if (o.type === undefined || o.type === '') o.type = 'Opaque';
     if (isRecord(o.stringData)) {
       const data = record(o, 'data');
       for (const [k, v] of Object.entries(o.stringData)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');

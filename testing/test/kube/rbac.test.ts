@@ -88,6 +88,9 @@ test('a list or watch naming one object by field selector is authorised by resou
   const f = await startEmulatorFixture(t);
   ok(await f.kubectl(['create', 'serviceaccount', 'reader']), 'create sa');
   for (const name of ['allowed', 'other']) ok(await f.kubectl(['create', 'secret', 'generic', name, '--from-literal=k=v']), `secret ${name}`);
+  // kubectl sends no type: the server makes it Opaque, and a field selector on the type finds it.
+  assert.equal(ok(await f.kubectl(['get', 'secret', 'allowed', '-o', 'jsonpath={.type}']), 'type'), 'Opaque');
+  assert.equal(ok(await f.kubectl(['get', 'secrets', '--field-selector', 'type=Opaque', '-o', 'name']), 'by type').trim().split('\n').sort().join(' '), 'secret/allowed secret/other');
   ok(await f.kubectl(['create', 'role', 'one-secret', '--verb=get,list,watch', '--resource=secrets', '--resource-name=allowed']), 'role');
   ok(await f.kubectl(['create', 'rolebinding', 'one-secret', '--role=one-secret', '--serviceaccount=default:reader']), 'rb');
   const saConfig = join(f.dir, 'reader.kubeconfig');
