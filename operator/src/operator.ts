@@ -59,7 +59,7 @@ export class Operator {
       ingresses: informer<Ingress>('ingresses', Resources.ingresses, namespace),
       configMaps: informer<ConfigMap>('configmaps', Resources.configMaps, namespace),
     };
-    this.events = new EventRecorder(client, namespace, opts.identity, clock, log.child({ component: 'events' }));
+    this.events = new EventRecorder(client, opts.identity, clock, log.child({ component: 'events' }));
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,
