@@ -68,7 +68,7 @@ export class Operator {
       secrets: informer<Secret>('secrets', Resources.secrets, namespace, { fieldSelector: 'type=Opaque' }),
       basicAuthSecrets: informer<Secret>('basic-auth-secrets', Resources.secrets, namespace, { fieldSelector: 'type=kubernetes.io/basic-auth' }),
     };
-    this.events = new EventRecorder(client, namespace, opts.identity, clock, log.child({ component: 'events' }));
+    this.events = new EventRecorder(client, opts.identity, clock, log.child({ component: 'events' }));
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,
