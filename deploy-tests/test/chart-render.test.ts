@@ -13,7 +13,7 @@ import { MountPaths } from '@vigil/operator/dist/src/desired/pod.js';
 import { loadConfig } from '@vigil/recorder/dist/src/config/load.js';
 import { parseTokensFile } from '@vigil/recorder/dist/src/config/tokens-file.js';
 import { tempDir } from '@vigil/testing/temp-dir';
-import { CHART_DIR, configMapText, find, maybe, renderChart, secretText, VALUES_MATRIX, type KubeObject } from './support/chart.js';
+import { CHART_DIR, configMapText, find, helmTemplate, maybe, parseObjects, renderChart, secretText, VALUES_MATRIX, type KubeObject } from './support/chart.js';
 
 interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
 const ruleFile = (who: string) => parse(readFileSync(join(CHART_DIR, `rbac/${who}-rules.yaml`), 'utf8')) as { clusterRules: Rule[]; namespacedRules: Rule[]; defaultNamespaceRules?: Rule[] };
@@ -158,6 +158,23 @@ test('existing Secrets: the chart makes none of its own and the settings name th
   });
   assert.deepEqual(objects.filter((o) => o.kind === 'Secret').map((o) => o.metadata.name), []);
   assert.deepEqual(settingsOf(objects).recorder.secrets, { apiTokens: 'my-tokens', clusterToken: 'my-cluster-token', license: 'my-license', database: 'my-database' });
+});
+
+test('helm template (GitOps): generated tokens change on every render; with the documented values pinned, renders are identical', async (t) => {
+  const [first, second] = [await renderChart(t, {}), await renderChart(t, {})];
+  assert.notEqual(secretText(find(first, 'Secret', 'vigil-admin-token'), 'token'), secretText(find(second, 'Secret', 'vigil-admin-token'), 'token'), 'no cluster to look the kept value up in');
+  assert.notEqual(secretText(find(first, 'Secret', 'vigil-cluster-token'), 'token'), secretText(find(second, 'Secret', 'vigil-cluster-token'), 'token'));
+  // docs/kubernetes.md "GitOps": tokens by hash (or auth.existingSecret), the cluster token from a Secret of yours, the
+  // trial database's password given.
+  const pinned = {
+    auth: { tokens: [{ name: 'ops', role: 'admin', sha256: 'ab'.repeat(32) }] },
+    clusterToken: { existingSecret: 'vigil-cluster-token-mine' },
+    postgresql: { enabled: true, password: 'pinned-db-password-1' },
+  };
+  const [a, b] = [await helmTemplate(t, pinned), await helmTemplate(t, pinned)];
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(a.stdout, b.stdout, 'two renders of pinned values are the same manifests');
+  assert.equal(maybe(parseObjects(a.stdout), 'Secret', 'vigil-admin-token'), undefined);
 });
 
 test('postgresql enabled: a StatefulSet of the official image, its Service, and a database URL holding the same password', async (t) => {
