@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ValidatingAdmission } from './admission.js';
 import type { BuiltinContext } from './builtin-defaults.js';
 import { prepareBuiltin } from './builtin-defaults.js';
-import { validateBuiltin } from './builtin-validation.js';
+import { validateObject } from './builtin-validation.js';
 import { parseFieldSelector, pinnedName } from './field-selector.js';
 import { parseLabelSelector } from './label-selector.js';
 import { hasPath } from './field-sets.js';
@@ -109,7 +109,7 @@ export class ObjectApi {
     delete meta.resourceVersion;
     if (type.hasGeneration || type.custom) meta.generation = 1;
     else delete meta.generation;
-    const causes = [...prepareBuiltin(type, object, undefined, this.builtinContext), ...validateBuiltin(type, object, undefined)];
+    const causes = [...prepareBuiltin(type, object, undefined, this.builtinContext), ...validateObject(type, object, undefined, opts.subresource)];
     if (causes.length > 0) throw invalid(type, meta.name as string, causes);
     this.admit({ operation: 'CREATE', type, object, oldObject: undefined, subresource: opts.subresource, name: requestedName, namespace: meta.namespace, warnings: opts.warnings ?? [] });
     if (!managedFieldsDone) {
@@ -223,7 +223,7 @@ export class ObjectApi {
     if (old.generation !== undefined) {
       meta.generation = generationView(next, statusIsSubresource) === generationView(existing, statusIsSubresource) ? old.generation : old.generation + 1;
     }
-    const causes = [...prepareBuiltin(type, next, existing, this.builtinContext), ...validateBuiltin(type, next, existing)];
+    const causes = [...prepareBuiltin(type, next, existing, this.builtinContext), ...validateObject(type, next, existing, opts.subresource)];
     if (causes.length > 0) throw invalid(type, meta.name as string, causes);
     this.admit({ operation: 'UPDATE', type, object: next, oldObject: existing, subresource: opts.subresource, name: meta.name as string, namespace: meta.namespace, warnings: opts.warnings ?? [] });
     // A request that rewrites managedFields itself (kubectl's client-side to server-side apply migration) is obeyed.
