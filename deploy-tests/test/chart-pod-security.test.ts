@@ -9,7 +9,14 @@ import { desiredPod } from '@vigil/operator/dist/src/desired/pod.js';
 import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/emulated-cluster';
 import { configMapText, find, renderChart, type KubeObject } from './support/chart.js';
 
-type PodTemplate = { spec: { template: { spec: Record<string, unknown> } } };
+type PodTemplate = { spec: { template: { spec: Record<string, unknown> & { volumes?: unknown[] } }; volumeClaimTemplates?: Array<{ metadata: { name: string } }> } };
+
+/** The Pod a workload controller makes from the template (a StatefulSet adds a claim per volumeClaimTemplate). */
+function podSpecOf(workload: PodTemplate, name: string): Record<string, unknown> {
+  const spec = workload.spec.template.spec;
+  const claims = (workload.spec.volumeClaimTemplates ?? []).map((c) => ({ name: c.metadata.name, persistentVolumeClaim: { claimName: `${c.metadata.name}-${name}-0` } }));
+  return { ...spec, volumes: [...(spec.volumes ?? []), ...claims] };
+}
 
 async function namespace(cluster: EmulatedCluster, name: string, level: string): Promise<void> {
   ok(await cluster.kubectl(['create', 'namespace', name]), `namespace ${name}`);
@@ -37,7 +44,7 @@ test('the operator and PostgreSQL meet "restricted"; the recorder Pod breaks onl
   await namespace(cluster, 'privileged', 'privileged');
 
   for (const [kind, name] of [['Deployment', 'vigil-operator'], ['StatefulSet', 'vigil-postgresql']] as const) {
-    const created = await createPod(cluster, 'restricted', name, (find(objects, kind, name) as unknown as PodTemplate).spec.template.spec);
+    const created = await createPod(cluster, 'restricted', name, podSpecOf(find(objects, kind, name) as unknown as PodTemplate, name));
     assert.equal(created.code, 0, `${kind} ${name} under restricted:\n${created.stderr}`);
     assert.doesNotMatch(created.stderr, /Warning/);
   }
