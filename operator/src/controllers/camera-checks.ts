@@ -8,11 +8,14 @@ import { checkCredentials, reservedSecrets } from '../desired/camera-credentials
 import { checksChanged, desiredCheckConditions } from '../desired/camera-checks.js';
 import { findCondition } from '../desired/conditions.js';
 import { duplicateSources } from '../desired/duplicate-sources.js';
+import { forEachLimited } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { nsKey, type ControllerContext } from './context.js';
 
 export const CHECKS_KEY = 'cameras';
 export const CHECKS_FIELD_MANAGER = 'vigil-operator-checks';
+/** Condition writes in flight at once (500 new Cameras are checked in about a second, not ten). */
+const WRITE_CONCURRENCY = 8;
 
 /** The Secret of that name that camera credentials may come from (Opaque or basic-auth), from the caches. */
 export function credentialSecretOf(ctx: ControllerContext): (name: string) => Secret | undefined {
@@ -26,22 +29,21 @@ export function reconcileCameraChecksFor(ctx: ControllerContext) {
     const cameras = ctx.caches.cameras.list().filter((c) => !c.metadata.deletionTimestamp);
     const duplicates = duplicateSources(cameras);
     const secretOf = credentialSecretOf(ctx);
+    const changed = cameras
+      .map((cam) => ({ cam, wanted: desiredCheckConditions(cam, checkCredentials(cam, secretOf, reserved), duplicates.get(cam.metadata.name ?? '') ?? [], now) }))
+      .filter(({ cam, wanted }) => checksChanged(cam, wanted));
     let conflicts = 0;
-    for (const cam of cameras) {
+    await forEachLimited(changed, WRITE_CONCURRENCY, async ({ cam, wanted }) => {
       if (signal.aborted) return;
-      const name = cam.metadata.name ?? '';
-      const credentials = checkCredentials(cam, secretOf, reserved);
-      const wanted = desiredCheckConditions(cam, credentials, duplicates.get(name) ?? [], now);
-      if (!checksChanged(cam, wanted)) continue;
-      const applied = { apiVersion: API_VERSION, kind: CAMERA_KIND, metadata: { name, namespace: ctx.namespace }, status: { conditions: wanted } };
+      const applied = { apiVersion: API_VERSION, kind: CAMERA_KIND, metadata: { name: cam.metadata.name, namespace: ctx.namespace }, status: { conditions: wanted } };
       let written: Camera;
       try {
         written = await ctx.client.apply<Camera>(Resources.cameras, applied as unknown as Camera, { fieldManager: CHECKS_FIELD_MANAGER, force: true, subresource: 'status', signal });
       } catch (err) {
-        if (isNotFound(err)) continue;
+        if (isNotFound(err)) return;
         if (isConflict(err)) {
           conflicts++;
-          continue;
+          return;
         }
         throw err;
       }
@@ -51,7 +53,7 @@ export function reconcileCameraChecksFor(ctx: ControllerContext) {
         if (w.status === 'False' && (before?.status !== 'False' || before.reason !== w.reason || before.message !== w.message)) ctx.events.warning(cam, w.reason ?? w.type, w.message ?? '');
         else if (w.status === 'True' && before?.status === 'False') ctx.events.normal(cam, w.type === CameraCondition.CredentialsReady ? 'CredentialsReady' : 'SourceUnique', w.message ?? '');
       }
-    }
+    });
     return conflicts > 0 ? { requeueAfterMs: 500 } : undefined;
   };
 }
