@@ -50,8 +50,8 @@ export function reconcileCameraChecksFor(ctx: ControllerContext) {
       ctx.caches.cameras.upsert(written);
       for (const w of wanted) {
         const before = findCondition(cam.status?.conditions, w.type);
-        if (w.status === 'False' && (before?.status !== 'False' || before.reason !== w.reason || before.message !== w.message)) ctx.events.warning(cam, w.reason ?? w.type, w.message ?? '');
-        else if (w.status === 'True' && before?.status === 'False') ctx.events.normal(cam, w.type === CameraCondition.CredentialsReady ? 'CredentialsReady' : 'SourceUnique', w.message ?? '');
+        if (w.status === 'False' && (before?.status !== 'False' || before.reason !== w.reason || before.message !== w.message)) ctx.events.warning(written, w.reason ?? w.type, w.message ?? '');
+        else if (w.status === 'True' && before?.status === 'False') ctx.events.normal(written, w.type === CameraCondition.CredentialsReady ? 'CredentialsReady' : 'SourceUnique', w.message ?? '');
       }
     });
     return conflicts > 0 ? { requeueAfterMs: 500 } : undefined;
