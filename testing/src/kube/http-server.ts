@@ -3,6 +3,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { handleAdmin, type AdminControls } from './admin-api.js';
+import { actingUser } from './impersonation.js';
 import { wantsAggregatedDiscovery } from './content-negotiation.js';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
 import type { FaultState } from './faults.js';
@@ -144,6 +145,7 @@ export class KubeHttpServer {
       if (authenticated === undefined) throw unauthorized();
       user = authenticated;
     }
+    if (!isAdminPath) user = actingUser(req, user, this.deps.rbac);
 
     if (isAdminPath) {
       if (!user.groups.includes('system:masters')) throw forbidden(`forbidden: User "${user.username}" cannot use the emulator's admin API`);
