@@ -125,3 +125,29 @@ test('403 bodies and reasons as kube-apiserver writes them: no empty group, a mi
   const escalate = await f.kubectl(['get', 'pods', '--as=system:serviceaccount:kube-system:default'], { kubeconfig: saConfig });
   assert.match(escalate.stderr, /serviceaccounts "default" is forbidden: User "system:serviceaccount:default:recorder" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "kube-system"/);
 });
+
+test('resourceNames: a list or watch pinned to the name by a field selector is allowed, a plain list and a create are not', async (t) => {
+  const f = await startEmulatorFixture(t);
+  ok(await f.kubectl(['create', 'serviceaccount', 'recorder']), 'sa');
+  ok(await f.kubectl(['create', 'secret', 'generic', 'own', '--from-literal=k=v']), 'own secret');
+  ok(await f.kubectl(['create', 'secret', 'generic', 'other', '--from-literal=k=v']), 'other secret');
+  ok(await f.kubectl(['create', 'role', 'own-secret', '--verb=get,list,watch,create,update', '--resource=secrets', '--resource-name=own']), 'role');
+  ok(await f.kubectl(['create', 'rolebinding', 'own-secret', '--role=own-secret', '--serviceaccount=default:recorder']), 'binding');
+  const token = await f.emulator.issueServiceAccountToken('default', 'recorder');
+  const as = (method: string, path: string, body?: unknown) => f.request(method, path, body, { token });
+  assert.equal((await as('GET', '/api/v1/namespaces/default/secrets/own')).status, 200);
+  assert.equal((await as('GET', '/api/v1/namespaces/default/secrets/other')).status, 403);
+  const pinned = await as('GET', '/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Down');
+  assert.deepEqual([pinned.status, (pinned.body as { items: Array<{ metadata: { name: string } }> }).items.map((s) => s.metadata.name)], [200, ['own']]);
+  const everything = await as('GET', '/api/v1/namespaces/default/secrets');
+  assert.equal(everything.status, 403);
+  const otherPinned = await as('GET', '/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Dother');
+  assert.equal((otherPinned.body as { message: string }).message, 'secrets "other" is forbidden: User "system:serviceaccount:default:recorder" cannot list resource "secrets" in API group "" in the namespace "default"');
+  // A watch of the one name, as an informer scoped to it opens.
+  const watch = await fetch(`${f.emulator.url}/api/v1/namespaces/default/secrets?watch=true&fieldSelector=metadata.name%3Down&timeoutSeconds=1`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(watch.status, 200);
+  await watch.text();
+  // A create has no name to match: resourceNames never allow it.
+  const created = await as('POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 'own' }, data: {} });
+  assert.equal(created.status, 403);
+});
