@@ -66,6 +66,7 @@ const BUILTINS: BuiltinSpec[] = [
   { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', plural: 'tokenreviews', model: 'V1TokenReview', namespaced: false, verbs: CREATE_ONLY },
   { group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', model: 'V1SelfSubjectReview', namespaced: false, verbs: CREATE_ONLY },
   { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectAccessReview', plural: 'selfsubjectaccessreviews', model: 'V1SelfSubjectAccessReview', namespaced: false, verbs: CREATE_ONLY },
+  { group: 'authorization.k8s.io', version: 'v1', kind: 'SelfSubjectRulesReview', plural: 'selfsubjectrulesreviews', model: 'V1SelfSubjectRulesReview', namespaced: false, verbs: CREATE_ONLY },
   { group: 'authorization.k8s.io', version: 'v1', kind: 'SubjectAccessReview', plural: 'subjectaccessreviews', model: 'V1SubjectAccessReview', namespaced: false, verbs: CREATE_ONLY },
 ];
 

@@ -73,6 +73,16 @@ export function hasPath(tree: FieldTree, path: FieldPath): boolean {
   return true;
 }
 
+/** Whether a tree owns `path` itself (a leaf, or a list item with its "." marker), not merely fields below it. */
+export function ownsPath(tree: FieldTree, path: FieldPath): boolean {
+  let current: FieldTree | undefined = tree;
+  for (const segment of path) {
+    current = current[segment];
+    if (current === undefined) return false;
+  }
+  return Object.keys(current).length === 0 || '.' in current;
+}
+
 export function addPath(tree: FieldTree, path: FieldPath): void {
   let current = tree;
   for (const segment of path) current = current[segment] ??= {};

@@ -61,18 +61,5 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
     case 'DELETE': verb = name === undefined ? 'deletecollection' : 'delete'; break;
     default: verb = method.toLowerCase();
   }
-  // kube-apiserver's requestinfo.go: a list or watch whose field selector requires one metadata.name is a request for
-  // that name, so RBAC rules with resourceNames allow it (how a kubelet watches the one Secret a Pod mounts).
-  const named = name ?? ((verb === 'list' || verb === 'watch') ? exactNameOf(query.get('fieldSelector')) : undefined);
-  return { kind: 'resource', verb, group, version, namespace, resource, name: named, subresource };
-}
-
-/** The value of a `metadata.name=X` (or `==`) requirement of a field selector, when it names a valid path segment. */
-function exactNameOf(fieldSelector: string | null): string | undefined {
-  if (!fieldSelector) return undefined;
-  for (const term of fieldSelector.split(',')) {
-    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(term);
-    if (m && !/[/%]/.test(m[1] as string) && m[1] !== '' && m[1] !== '.' && m[1] !== '..') return m[1];
-  }
-  return undefined;
+  return { kind: 'resource', verb, group, version, namespace, resource, name, subresource };
 }
