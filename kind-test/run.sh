@@ -63,8 +63,10 @@ kind create cluster --name "$cluster" --config "$data/kind-config.yaml" --kubeco
 export KUBECONFIG="$kubeconfig"
 kind load docker-image --name "$cluster" "$image" "$camera_image" || fail "kind load docker-image"
 
-say "helm install vigil (PostgreSQL enabled)"
-"$helm" install vigil helm/vigil --namespace "$namespace" --create-namespace -f kind-test/values.yaml \
+say "helm install vigil (PostgreSQL enabled) into a namespace whose Pod Security level admits hostPath"
+"$kubectl" create namespace "$namespace" || fail "create namespace"
+"$kubectl" label namespace "$namespace" pod-security.kubernetes.io/enforce=privileged || fail "label namespace"
+"$helm" install vigil helm/vigil --namespace "$namespace" -f kind-test/values.yaml \
   --set image.tag="$version" --wait --timeout 5m || fail "helm install"
 "$kubectl" -n "$namespace" apply -f kind-test/rtsp-camera.yaml
 "$kubectl" -n "$namespace" rollout status deploy/rtsp-camera --timeout 180s || fail "the RTSP test camera did not start"

@@ -23,10 +23,14 @@ export const CAMERA_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const CAMERA_PHASES = ['Pending', 'Assigned', 'Recording', 'Failed'] as const;
 export type CameraPhase = (typeof CAMERA_PHASES)[number];
 
-/** Camera condition types: `Assigned` is the operator's, `Recording` the recorder's. */
+/** Camera condition types: `Assigned`, `CredentialsReady` and `SourceUnique` are the operator's, `Recording` the recorder's. */
 export const CameraCondition = {
   Assigned: 'Assigned',
   Recording: 'Recording',
+  /** The credentialsSecretRef resolves (or there is none) and the recorders have the credentials. */
+  CredentialsReady: 'CredentialsReady',
+  /** No other Camera has the same source. */
+  SourceUnique: 'SourceUnique',
 } as const;
 
 /** RecorderNode condition types, all written by the operator. */
@@ -34,6 +38,8 @@ export const RecorderNodeCondition = {
   Online: 'Online',
   Ready: 'Ready',
   Rolled: 'Rolled',
+  /** The node's recorder Pod exists; False with the API's message while its creation is refused (e.g. Pod Security). */
+  PodCreated: 'PodCreated',
 } as const;
 
 /** Reasons of the Camera conditions (machine-readable, CamelCase as the API conventions ask). */
@@ -50,6 +56,20 @@ export const CameraReason = {
   InvalidName: 'InvalidName',
   /** Recording=False from the recorder: the camera cannot be recorded. */
   StreamUnavailable: 'StreamUnavailable',
+  /** CredentialsReady=True: no credentialsSecretRef (the source needs none, or carries them). */
+  NoCredentialsRef: 'NoCredentialsRef',
+  /** CredentialsReady=True: the Secret has both keys; the recorders have them. */
+  SecretFound: 'SecretFound',
+  /** CredentialsReady=False: the Secret does not exist (or is not of a type credentials may come from). */
+  SecretMissing: 'SecretMissing',
+  /** CredentialsReady=False: the Secret lacks the user name or the password key. */
+  SecretKeyMissing: 'SecretKeyMissing',
+  /** CredentialsReady=False: the Secret is one of the release's own (tokens, database, license): never handed to recorders. */
+  SecretRefused: 'SecretRefused',
+  /** SourceUnique=True. */
+  UniqueSource: 'UniqueSource',
+  /** SourceUnique=False: another Camera has the same source; both are recorded. */
+  DuplicateSource: 'DuplicateSource',
 } as const;
 
 export const ConditionStatus = { True: 'True', False: 'False', Unknown: 'Unknown' } as const;
@@ -62,6 +82,12 @@ export const LEFT_ANNOTATION = 'vigil.io/left';
 export const OPERATOR_LEASE_NAME = 'vigil-operator';
 
 export const NODE_LEASE_PREFIX = 'vigil-node-';
+
+/**
+ * The Secret, in the release namespace, into which the operator copies the credentials of every Camera (keys
+ * `<camera>.username`, `<camera>.password`): the one Secret the recorders may read through the API.
+ */
+export const CAMERA_CREDENTIALS_SECRET = 'vigil-camera-credentials';
 
 /** The recorder's heartbeat Lease of a node, in the release namespace. */
 export function nodeLeaseName(nodeName: string): string {

@@ -106,6 +106,8 @@ export function recorderNodeDefinition(): CustomResourceDefinition {
       { name: 'Cameras', type: 'integer', jsonPath: '.status.cameras' },
       { name: 'Version', type: 'string', jsonPath: '.status.version' },
       AGE,
+      { name: 'URL', type: 'string', jsonPath: '.status.url', priority: 1, description: 'the recorder\'s internal base URL (its per-node Service)' },
+      { name: 'Public URL', type: 'string', jsonPath: '.status.publicUrl', priority: 1, description: 'the recorder\'s base URL through the Ingress: its per-node host' },
     ],
     schema: rootSchema(RECORDER_NODE_KIND, recorderNodeSpecSchema, recorderNodeStatusSchema, 'A Kubernetes Node that may record; metadata.name is the Node name.'),
   });

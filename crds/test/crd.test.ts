@@ -64,7 +64,9 @@ test('RecorderNode: cluster-scoped, rn, ONLINE/MEMBER/CAMERAS/VERSION/AGE, membe
   assert.equal(crd.spec.scope, 'Cluster');
   assert.deepEqual(crd.spec.names.shortNames, ['rn']);
   const version = crd.spec.versions[0]!;
-  assert.deepEqual(version.additionalPrinterColumns.map((c) => c.name.toUpperCase()), ['ONLINE', 'MEMBER', 'CAMERAS', 'VERSION', 'AGE']);
+  assert.deepEqual(version.additionalPrinterColumns.filter((c) => !c.priority).map((c) => c.name.toUpperCase()), ['ONLINE', 'MEMBER', 'CAMERAS', 'VERSION', 'AGE']);
+  // kubectl get rn -o wide: each node's Service URL and its host through the Ingress.
+  assert.deepEqual(version.additionalPrinterColumns.filter((c) => c.priority === 1).map((c) => [c.name.toUpperCase(), c.jsonPath]), [['URL', '.status.url'], ['PUBLIC URL', '.status.publicUrl']]);
   assert.equal(at(version.schema.openAPIV3Schema, 'properties.spec.properties.member.default'), true);
   assert.equal(at(version.schema.openAPIV3Schema, 'properties.status.properties.cameras.minimum'), 0);
 });

@@ -3,31 +3,17 @@
 // and a recorder Pod made of the chart's objects, and a Camera gets a node — with no 403 anywhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ok, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
 import { waitUntil } from '@vigil/testing/processes';
-import { CHART_DIR } from './support/chart.js';
-import { OperatorProcess } from './support/operator-process.js';
+import { addNode, heartbeat, installWithOperator, NS } from './support/installed-release.js';
 
-const NS = 'vigil';
 const NODE = 'node-a';
 
 test('the operator converges a Camera with the chart settings and the chart RBAC, without a 403', async (t) => {
-  const cluster = await startEmulatedCluster(t);
-  const kubectl = async (args: string[], input?: string) => ok(await cluster.kubectl(args, input !== undefined ? { input } : {}), args.join(' '));
-  ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', NS, '--create-namespace', '--set', 'image.repository=registry.example/vigil', '--wait', '--timeout', '90s']), 'helm install');
-
-  // The operator runs as it would in its Pod: the Deployment's own args, the settings from the chart's ConfigMap.
-  const settingsFile = join(cluster.dir, 'settings.yaml');
-  await writeFile(settingsFile, await kubectl(['-n', NS, 'get', 'cm', 'vigil-operator-settings', '-o', 'jsonpath={.data.settings\\.yaml}']));
-  const chartArgs = JSON.parse(await kubectl(['-n', NS, 'get', 'deploy', 'vigil-operator', '-o', 'jsonpath={.spec.template.spec.containers[0].args}'])) as string[];
-  const args = chartArgs.map((a) => (a.startsWith('--settings=') ? `--settings=${settingsFile}` : a.startsWith('--listen=') ? '--listen=127.0.0.1:0' : a));
-  const operatorKubeconfig = await cluster.serviceAccountKubeconfig(NS, 'vigil-operator');
-  const operator = await OperatorProcess.start(t, args, { KUBECONFIG: operatorKubeconfig, POD_NAMESPACE: NS, POD_NAME: 'vigil-operator-test' });
+  const release = await installWithOperator(t);
+  const { cluster, operator, kubectl } = release;
 
   // A Node appears: its RecorderNode and its recorder Pod, made of what the chart installed.
-  await kubectl(['apply', '-f', '-'], `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${NODE}\n  labels:\n    kubernetes.io/hostname: ${NODE}\n`);
+  await addNode(release, NODE);
   await waitUntil(async () => (await cluster.kubectl(['get', 'rn', NODE])).code === 0, 30_000, 'the RecorderNode');
   await waitUntil(async () => (await cluster.kubectl(['-n', NS, 'get', 'pod', `vigil-recorder-${NODE}`])).code === 0, 30_000, 'the recorder Pod');
   const pod = JSON.parse(await kubectl(['-n', NS, 'get', 'pod', `vigil-recorder-${NODE}`, '-o', 'json'])) as { spec: { nodeName: string; serviceAccountName: string; containers: Array<{ image: string }>; volumes: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string } }> } };
@@ -39,19 +25,7 @@ test('the operator converges a Camera with the chart settings and the chart RBAC
   await waitUntil(async () => (await cluster.kubectl(['-n', NS, 'get', 'svc', `vigil-recorder-${NODE}`])).code === 0, 30_000, 'the per-node Service');
 
   // The test plays the recorder's heartbeat, as the chart's recorder ServiceAccount (its rules are enforced too).
-  const recorderToken = await cluster.emulator.issueServiceAccountToken(NS, 'vigil-recorder');
-  const heartbeatErrors: string[] = [];
-  const renew = async () => {
-    const now = new Date().toISOString().replace('Z', '000Z');
-    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `vigil-node-${NODE}`, namespace: NS }, spec: { holderIdentity: NODE, leaseDurationSeconds: 15, renewTime: now } };
-    const res = await fetch(`${cluster.emulator.url}/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/vigil-node-${NODE}?fieldManager=test-recorder&force=true`, {
-      method: 'PATCH', headers: { authorization: `Bearer ${recorderToken}`, 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(lease), signal: AbortSignal.timeout(5000),
-    });
-    if (!res.ok) heartbeatErrors.push(`${res.status} ${await res.text()}`);
-  };
-  await renew();
-  const heartbeat = setInterval(() => void renew(), 2000);
-  t.after(() => clearInterval(heartbeat));
+  const beat = await heartbeat(t, release, NODE);
   await waitUntil(async () => (await kubectl(['get', 'rn', NODE, '-o', 'jsonpath={.status.online}'])) === 'true', 30_000, 'the RecorderNode online');
 
   // A Camera is applied: the operator assigns it to the node.
@@ -59,9 +33,15 @@ test('the operator converges a Camera with the chart settings and the chart RBAC
   await waitUntil(async () => (await kubectl(['-n', NS, 'get', 'cam', 'porch', '-o', 'jsonpath={.status.node}'])) === NODE, 30_000, 'the Camera assigned');
   assert.equal(await kubectl(['-n', NS, 'get', 'cam', 'porch', '-o', 'jsonpath={.status.phase}']), 'Assigned');
   assert.match(await kubectl(['-n', NS, 'get', 'events', '--field-selector', 'involvedObject.name=porch', '-o', 'jsonpath={.items[*].reason}']), /Assigned/);
+  // Events about the cluster-scoped RecorderNode are in `default`, where a real API server requires them, written
+  // with the chart's RBAC, and kubectl finds them.
+  const rnEvents = ['-n', 'default', 'get', 'events', '--field-selector', 'involvedObject.kind=RecorderNode', '-o', 'jsonpath={range .items[*]}{.involvedObject.name} {.reason}{"\\n"}{end}'];
+  await waitUntil(async () => (await kubectl(rnEvents)).includes(`${NODE} MemberAdded`), 30_000, 'the RecorderNode Event in default');
+  assert.match(await kubectl(['describe', 'rn', NODE]), /Normal\s+MemberAdded\s+\S+\s+vigil-operator\s+node node-a joined as a member/);
+  assert.deepEqual(operator.output.filter((line) => line.includes('could not write an Event')), [], 'every Event the operator wrote was accepted');
 
   assert.match(await operator.metrics(), /^vigil_operator_leader 1$/m);
-  assert.deepEqual(heartbeatErrors, [], 'the recorder ServiceAccount may renew its Lease');
+  assert.deepEqual(beat.errors, [], 'the recorder ServiceAccount may renew its Lease');
   assert.deepEqual(operator.forbidden(), [], 'the operator never met a 403');
   assert.equal(await operator.stop(), 0, `the operator stops cleanly on SIGTERM\n${operator.output.slice(-20).join('\n')}`);
 });

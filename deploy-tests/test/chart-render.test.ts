@@ -13,10 +13,10 @@ import { MountPaths } from '@vigil/operator/dist/src/desired/pod.js';
 import { loadConfig } from '@vigil/recorder/dist/src/config/load.js';
 import { parseTokensFile } from '@vigil/recorder/dist/src/config/tokens-file.js';
 import { tempDir } from '@vigil/testing/temp-dir';
-import { CHART_DIR, configMapText, find, maybe, renderChart, secretText, VALUES_MATRIX, type KubeObject } from './support/chart.js';
+import { CHART_DIR, configMapText, find, helmTemplate, maybe, parseObjects, renderChart, secretText, VALUES_MATRIX, type KubeObject } from './support/chart.js';
 
 interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
-const ruleFile = (who: string) => parse(readFileSync(join(CHART_DIR, `rbac/${who}-rules.yaml`), 'utf8')) as { clusterRules: Rule[]; namespacedRules: Rule[] };
+const ruleFile = (who: string) => parse(readFileSync(join(CHART_DIR, `rbac/${who}-rules.yaml`), 'utf8')) as { clusterRules: Rule[]; namespacedRules: Rule[]; defaultNamespaceRules?: Rule[] };
 const spec = (o: KubeObject) => o.spec as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function settingsOf(objects: KubeObject[]): Settings {
@@ -30,7 +30,9 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
       const rules = ruleFile(who);
       const clusterRole = find(objects, 'ClusterRole', `vigil-vigil-${who}`);
       const role = find(objects, 'Role', `vigil-${who}`);
-      assert.deepEqual(clusterRole.rules, rules.clusterRules);
+      // The operator may also read its own ClusterRole (a name only the release knows): the owner of the RecorderNodes.
+      const ownRole = { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['vigil-vigil-operator'], verbs: ['get'] };
+      assert.deepEqual(clusterRole.rules, who === 'operator' ? [...rules.clusterRules, ownRole] : rules.clusterRules);
       assert.deepEqual(role.rules, rules.namespacedRules);
       for (const rule of [...(clusterRole.rules as Rule[]), ...(role.rules as Rule[])]) {
         for (const word of [...rule.apiGroups, ...rule.resources, ...rule.verbs]) assert.ok(!word.includes('*'), `${who}: wildcard in ${JSON.stringify(rule)}`);
@@ -41,6 +43,15 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
         assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: `vigil-${who}`, namespace: 'vigil' }]);
       }
       find(objects, 'ServiceAccount', `vigil-${who}`);
+      // Events about cluster-scoped objects live in `default`: a Role there with exactly those rules, or none.
+      const inDefault = objects.filter((o) => (o.kind === 'Role' || o.kind === 'RoleBinding') && o.metadata.namespace === 'default' && o.metadata.name === `vigil-vigil-${who}`);
+      if (rules.defaultNamespaceRules === undefined) assert.deepEqual(inDefault, []);
+      else {
+        assert.deepEqual(find(inDefault, 'Role', `vigil-vigil-${who}`).rules, rules.defaultNamespaceRules);
+        const binding = find(inDefault, 'RoleBinding', `vigil-vigil-${who}`);
+        assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `vigil-vigil-${who}` });
+        assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: `vigil-${who}`, namespace: 'vigil' }]);
+      }
     }
   });
 
@@ -149,6 +160,23 @@ test('existing Secrets: the chart makes none of its own and the settings name th
   assert.deepEqual(settingsOf(objects).recorder.secrets, { apiTokens: 'my-tokens', clusterToken: 'my-cluster-token', license: 'my-license', database: 'my-database' });
 });
 
+test('helm template (GitOps): generated tokens change on every render; with the documented values pinned, renders are identical', async (t) => {
+  const [first, second] = [await renderChart(t, {}), await renderChart(t, {})];
+  assert.notEqual(secretText(find(first, 'Secret', 'vigil-admin-token'), 'token'), secretText(find(second, 'Secret', 'vigil-admin-token'), 'token'), 'no cluster to look the kept value up in');
+  assert.notEqual(secretText(find(first, 'Secret', 'vigil-cluster-token'), 'token'), secretText(find(second, 'Secret', 'vigil-cluster-token'), 'token'));
+  // docs/kubernetes.md "GitOps": tokens by hash (or auth.existingSecret), the cluster token from a Secret of yours, the
+  // trial database's password given.
+  const pinned = {
+    auth: { tokens: [{ name: 'ops', role: 'admin', sha256: 'ab'.repeat(32) }] },
+    clusterToken: { existingSecret: 'vigil-cluster-token-mine' },
+    postgresql: { enabled: true, password: 'pinned-db-password-1' },
+  };
+  const [a, b] = [await helmTemplate(t, pinned), await helmTemplate(t, pinned)];
+  assert.equal(a.code, 0, a.stderr);
+  assert.equal(a.stdout, b.stdout, 'two renders of pinned values are the same manifests');
+  assert.equal(maybe(parseObjects(a.stdout), 'Secret', 'vigil-admin-token'), undefined);
+});
+
 test('postgresql enabled: a StatefulSet of the official image, its Service, and a database URL holding the same password', async (t) => {
   const objects = await renderChart(t, VALUES_MATRIX['postgresql enabled']!);
   const sts = spec(find(objects, 'StatefulSet', 'vigil-postgresql'));
@@ -177,8 +205,11 @@ test('ServiceMonitor enabled: one for the operator and one for the recorders, ea
 test('every namespaced object lands in the release namespace and carries the release labels', async (t) => {
   const objects = await renderChart(t, { postgresql: { enabled: true }, ingress: { enabled: true } }, { namespace: 'cams', release: 'site-a' });
   const clusterScoped = new Set(['ClusterRole', 'ClusterRoleBinding']);
+  // The one exception: the operator's Role for Events about cluster-scoped objects, which live in `default`.
+  const eventsRole = (o: KubeObject) => (o.kind === 'Role' || o.kind === 'RoleBinding') && o.metadata.name === 'cams-site-a-vigil-operator';
+  assert.deepEqual(objects.filter(eventsRole).map((o) => `${o.kind}/${o.metadata.namespace}`), ['Role/default', 'RoleBinding/default']);
   for (const o of objects) {
-    if (!clusterScoped.has(o.kind)) assert.equal(o.metadata.namespace, 'cams', `${o.kind}/${o.metadata.name}`);
+    if (!clusterScoped.has(o.kind) && !eventsRole(o)) assert.equal(o.metadata.namespace, 'cams', `${o.kind}/${o.metadata.name}`);
     assert.equal(o.metadata.labels?.['app.kubernetes.io/instance'], 'site-a', `${o.kind}/${o.metadata.name}`);
   }
   assert.ok(find(objects, 'ClusterRole', 'cams-site-a-vigil-operator'));

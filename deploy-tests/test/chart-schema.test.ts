@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ok, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
-import { CHART_DIR, helmTemplate, writeValues } from './support/chart.js';
+import { parseFlags } from '@vigil/operator/dist/src/config/flags.js';
+import { CHART_DIR, helmTemplate, parseObjects, writeValues } from './support/chart.js';
 
 /** Each case: what a user might write, and what the error must say. */
 const WRONG: Array<{ what: string; values: Record<string, unknown>; says: RegExp[] }> = [
@@ -22,6 +23,12 @@ const WRONG: Array<{ what: string; values: Record<string, unknown>; says: RegExp
   { what: 'a grace period the recorder cannot close in', values: { recorder: { terminationGracePeriodSeconds: 5 } }, says: [/\/recorder\/terminationGracePeriodSeconds/, /minimum/] },
   { what: 'two databases at once', values: { database: { url: 'postgres://vigil:x@db:5432/vigil' }, postgresql: { enabled: true } }, says: [/set only one of database\.url, database\.existingSecret and postgresql\.enabled/] },
   { what: 'tokens and an existing tokens Secret', values: { auth: { existingSecret: 'mine', tokens: [{ name: 'a', role: 'admin', sha256: 'ab'.repeat(32) }] } }, says: [/set auth\.tokens or auth\.existingSecret, not both/] },
+  { what: 'a memory limit in "Gb", which is no quantity', values: { recorder: { resources: { limits: { memory: '1Gb' } } } }, says: [/\/recorder\/resources\/limits\/memory/, /'1Gb' does not match pattern/] },
+  { what: 'a CPU request with a space', values: { operator: { resources: { requests: { cpu: '100 m' } } } }, says: [/\/operator\/resources\/requests\/cpu/] },
+  { what: 'one operator replica under the default disruption budget', values: { operator: { replicas: 1 } }, says: [/operator\.podDisruptionBudget\.minAvailable \(1\) must be below operator\.replicas \(1\)/, /operator\.podDisruptionBudget\.enabled=false/] },
+  { what: 'a renew deadline as long as the lease', values: { operator: { leaderElection: { renewDeadline: '10s' } } }, says: [/operator\.leaderElection\.renewDeadline \(10s\) must be shorter than operator\.leaderElection\.leaseDuration \(6s\)/] },
+  { what: 'a retry period as long as the renew deadline', values: { operator: { leaderElection: { retryPeriod: '4000ms' } } }, says: [/operator\.leaderElection\.retryPeriod \(4000ms\) must be shorter than operator\.leaderElection\.renewDeadline \(4s\)/] },
+  { what: 'a node silence shorter than the heartbeat', values: { operator: { nodeSilence: 1 } }, says: [/operator\.nodeSilence \(1\) must be longer than the recorders' 2 s heartbeat/] },
   { what: 'a token name used twice', values: { auth: { tokens: [{ name: 'a', role: 'admin', sha256: 'ab'.repeat(32) }, { name: 'a', role: 'viewer', sha256: 'cd'.repeat(32) }] } }, says: [/auth\.tokens\[1\]\.name: "a" is used twice/] },
 ];
 
@@ -32,6 +39,17 @@ for (const c of WRONG) {
     for (const pattern of c.says) assert.match(result.stderr, pattern);
   });
 }
+
+test('durations in plain seconds work as the docs say: operator.nodeSilence=15 reaches the operator as 15 s', async (t) => {
+  const result = await helmTemplate(t, {}, { extraArgs: ['--set', 'operator.nodeSilence=15', '--set', 'operator.leaderElection.leaseDuration=8', '--set', 'operator.replicas=1', '--set', 'operator.podDisruptionBudget.enabled=false'] });
+  assert.equal(result.code, 0, result.stderr);
+  const deployment = parseObjects(result.stdout).find((o) => o.kind === 'Deployment' && o.metadata.name === 'vigil-operator');
+  const args = (deployment?.spec as { template: { spec: { containers: Array<{ args: string[] }> } } }).template.spec.containers[0]?.args ?? [];
+  const flags = parseFlags(args.map((a) => (a.startsWith('--settings=') ? '--settings=/dev/null' : a)), {});
+  assert.equal(flags.nodeSilenceMs, 15_000);
+  assert.equal(flags.leaseDurationMs, 8_000);
+  assert.equal(parseObjects(result.stdout).some((o) => o.kind === 'PodDisruptionBudget'), false, 'no budget for one replica');
+});
 
 test('helm lint passes with the defaults, the matrix and the production example, and fails on a wrong value', async (t) => {
   const cluster = await startEmulatedCluster(t);

@@ -14,11 +14,14 @@ import type { ApiStatus, KubeList, KubeObject } from './types.js';
 export class ApiError extends Error {
   readonly status: number;
   readonly reason: string;
-  constructor(status: number, reason: string, message: string) {
+  /** The API server's own message (the Status `message`), without the method and path this error adds. */
+  readonly apiMessage: string;
+  constructor(status: number, reason: string, message: string, apiMessage = message) {
     super(message);
     this.name = 'ApiError';
     this.status = status;
     this.reason = reason;
+    this.apiMessage = apiMessage;
   }
 }
 
@@ -26,6 +29,8 @@ export const isNotFound = (err: unknown): boolean => err instanceof ApiError && 
 export const isConflict = (err: unknown): boolean => err instanceof ApiError && err.status === 409;
 export const isAlreadyExists = (err: unknown): boolean => err instanceof ApiError && err.status === 409 && err.reason === 'AlreadyExists';
 export const isGone = (err: unknown): boolean => err instanceof ApiError && err.status === 410;
+export const isForbidden = (err: unknown): boolean => err instanceof ApiError && err.status === 403;
+export const isInvalid = (err: unknown): boolean => err instanceof ApiError && err.status === 422;
 
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | undefined>;
@@ -127,7 +132,7 @@ export class KubeClient {
     }
     if (status >= 200 && status < 300) return parsed as T;
     const st = (parsed ?? {}) as ApiStatus;
-    throw new ApiError(status, st.reason ?? String(status), `${method} ${path}: ${status} ${st.message ?? text.slice(0, 200)}`);
+    throw new ApiError(status, st.reason ?? String(status), `${method} ${path}: ${status} ${st.message ?? text.slice(0, 200)}`, st.message ?? text.slice(0, 1000));
   }
 
   /** Every page of a list (limit/continue), with the list's resourceVersion to watch from. */
@@ -173,6 +178,15 @@ export class KubeClient {
 
   mergePatch<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string, patch: unknown, opts: RequestOptions = {}): Promise<T> {
     return this.request<T>('PATCH', objectPath(type, namespace, name), { ...opts, body: patch, contentType: 'application/merge-patch+json' });
+  }
+
+  /**
+   * Server-side apply of `obj` (or of its status with subresource 'status') as `fieldManager`: the fields it names become
+   * this manager's, fields other managers own are kept. `force` takes over fields another manager set.
+   */
+  apply<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions & { fieldManager: string; force?: boolean; subresource?: 'status' }): Promise<T> {
+    const path = objectPath(type, obj.metadata.namespace, obj.metadata.name ?? '', opts.subresource);
+    return this.request<T>('PATCH', path, { ...opts, body: obj, contentType: 'application/apply-patch+yaml', query: { ...opts.query, fieldManager: opts.fieldManager, force: opts.force ? 'true' : undefined } });
   }
 
   /** Deletes (optionally only the given uid); a missing object is not an error. */

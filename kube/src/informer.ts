@@ -11,6 +11,8 @@ export type ChangeHandler<T> = (key: string, obj: T | undefined, old: T | undefi
 export interface InformerOptions {
   namespace?: string;
   labelSelector?: string;
+  /** e.g. `metadata.name=x`: one object, which RBAC rules with resourceNames may allow where a whole list is refused. */
+  fieldSelector?: string;
   /** The server ends each watch after about this long; it is renewed from the last resourceVersion. */
   watchTimeoutSeconds?: number;
   /** Delay before retrying after an error, doubling up to maxRetryMs. */
@@ -130,7 +132,7 @@ export class Informer<T extends KubeObject> {
 
   /** Lists everything and replaces the cache, telling the handlers about every key that changed or went away. */
   private async relist(): Promise<void> {
-    const list = await this.client.list<T>(this.type, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector });
+    const list = await this.client.list<T>(this.type, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector });
     this.stats.lists++;
     const seen = new Set<string>();
     for (const obj of list.items) {
@@ -168,7 +170,7 @@ export class Informer<T extends KubeObject> {
       this.stop$.signal.addEventListener('abort', onStop, { once: true });
       this.watch = this.client.watch(
         this.type,
-        { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, resourceVersion: this.resourceVersion, timeoutSeconds },
+        { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector, resourceVersion: this.resourceVersion, timeoutSeconds },
         (type, obj) => {
           const f = this.apply(type, obj);
           if (f !== undefined && failure === undefined) {

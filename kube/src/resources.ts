@@ -36,6 +36,7 @@ export const Resources = {
   events: { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true },
   ingresses: { group: 'networking.k8s.io', version: 'v1', plural: 'ingresses', kind: 'Ingress', namespaced: true },
   leases: { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true },
+  clusterRoles: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
 } as const satisfies Record<string, ResourceType>;
 
 export const VIGIL_API_VERSION = API_VERSION;

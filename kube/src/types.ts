@@ -65,6 +65,13 @@ export interface ConfigMap extends KubeObject {
   binaryData?: Record<string, string>;
 }
 
+export interface Secret extends KubeObject {
+  /** Opaque when absent. */
+  type?: string;
+  /** base64 values. */
+  data?: Record<string, string>;
+}
+
 export interface CoreEvent extends KubeObject {
   involvedObject: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string; resourceVersion?: string };
   reason: string;

@@ -2,7 +2,7 @@
 // (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes.
 import { nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
 import type { Logger } from 'pino';
-import { type Clock, type KubeClient, Resources, type ConfigMap, type Ingress, type KubeObject, type Lease, type Node, type Pod, type Service, Informer, isOnline } from '@vigil/kube';
+import { type Clock, type KubeClient, Resources, type ConfigMap, type Ingress, type KubeObject, type Lease, type Node, type Pod, type Secret, type Service, Informer, isOnline, type InformerOptions } from '@vigil/kube';
 import type { Settings } from './config/settings.js';
 import type { OperatorMetrics } from './metrics.js';
 import { Controller } from './runtime/controller.js';
@@ -14,7 +14,11 @@ import { PodTemplates } from './controllers/pod-templates.js';
 import { reconcileRecorderNodeStatusFor } from './controllers/recorder-node-status.js';
 import { reconcileRecorderNodeFor } from './controllers/recorder-nodes.js';
 import { reconcileRecorderPodsFor } from './controllers/recorder-pods.js';
+import { reconcileLeaseOwnerFor } from './controllers/lease-owners.js';
+import { CHECKS_KEY, reconcileCameraChecksFor } from './controllers/camera-checks.js';
+import { CREDENTIALS_KEY, reconcileCameraCredentialsFor } from './controllers/camera-credentials.js';
 import type { LabelMatcher } from './controllers/label-selector.js';
+import { NODE_ANNOTATION } from './desired/names.js';
 
 export interface OperatorOptions {
   client: KubeClient;
@@ -32,23 +36,25 @@ export interface OperatorOptions {
   resyncMs?: number;
 }
 
-/** The RecorderNode a per-node object belongs to (its owner reference). */
+/** The RecorderNode a per-node object was made for (its vigil.io/node annotation; owner references of older operators). */
 function ownerNode(obj: KubeObject | undefined): string | undefined {
-  return obj?.metadata.ownerReferences?.find((o) => o.kind === 'RecorderNode')?.name;
+  return obj?.metadata.annotations?.[NODE_ANNOTATION] ?? obj?.metadata.ownerReferences?.find((o) => o.kind === 'RecorderNode')?.name;
 }
 
 export class Operator {
   readonly caches: Caches;
   readonly events: EventRecorder;
-  private readonly controllers: { recorderNodes: Controller; pods: Controller; nodeStatus: Controller; assignment: Controller };
+  private readonly controllers: {
+    recorderNodes: Controller; pods: Controller; nodeStatus: Controller; assignment: Controller; leaseOwners: Controller; checks: Controller; credentials: Controller;
+  };
   private leading: AbortController | undefined;
   private timers: NodeJS.Timeout[] = [];
   private statsTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: OperatorOptions) {
     const { client, namespace, log, clock } = opts;
-    const informer = <T extends KubeObject>(name: string, type: (typeof Resources)[keyof typeof Resources], ns?: string) =>
-      new Informer<T>(name, client, type, log.child({ informer: name }), clock, ns !== undefined ? { namespace: ns } : {});
+    const informer = <T extends KubeObject>(name: string, type: (typeof Resources)[keyof typeof Resources], ns?: string, more: InformerOptions = {}) =>
+      new Informer<T>(name, client, type, log.child({ informer: name }), clock, { ...(ns !== undefined ? { namespace: ns } : {}), ...more });
     this.caches = {
       cameras: informer<Camera>('cameras', Resources.cameras, namespace),
       recorderNodes: informer<RecorderNode>('recordernodes', Resources.recorderNodes),
@@ -58,8 +64,11 @@ export class Operator {
       services: informer<Service>('services', Resources.services, namespace),
       ingresses: informer<Ingress>('ingresses', Resources.ingresses, namespace),
       configMaps: informer<ConfigMap>('configmaps', Resources.configMaps, namespace),
+      // Only the types camera credentials may come from: Helm's release records and TLS keys are never cached.
+      secrets: informer<Secret>('secrets', Resources.secrets, namespace, { fieldSelector: 'type=Opaque' }),
+      basicAuthSecrets: informer<Secret>('basic-auth-secrets', Resources.secrets, namespace, { fieldSelector: 'type=kubernetes.io/basic-auth' }),
     };
-    this.events = new EventRecorder(client, namespace, opts.identity, clock, log.child({ component: 'events' }));
+    this.events = new EventRecorder(client, opts.identity, clock, log.child({ component: 'events' }));
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,
@@ -73,6 +82,9 @@ export class Operator {
       pods: controller('recorderpod', reconcileRecorderPodsFor(ctx, templates), 1),
       nodeStatus: controller('recordernodestatus', reconcileRecorderNodeStatusFor(ctx, templates), 2),
       assignment: controller('assignment', reconcileAssignmentFor(ctx), 1),
+      leaseOwners: controller('leaseowner', reconcileLeaseOwnerFor(ctx), 1),
+      checks: controller('camerachecks', reconcileCameraChecksFor(ctx), 1),
+      credentials: controller('cameracredentials', reconcileCameraCredentialsFor(ctx), 1),
     };
     this.wire();
   }
@@ -99,7 +111,9 @@ export class Operator {
       if (specChanged || obj?.status?.url !== old?.status?.url || obj?.status?.online !== old?.status?.online) c.assignment.enqueue(ASSIGNMENT_KEY);
     });
     caches.leases.onChange((key, obj, old) => {
-      const node = nodeOfLease(key.slice(key.indexOf('/') + 1));
+      const leaseName = key.slice(key.indexOf('/') + 1);
+      if (obj && !old) c.leaseOwners.enqueue(leaseName);
+      const node = nodeOfLease(leaseName);
       if (node === undefined) return;
       c.nodeStatus.enqueue(node);
       // A renewal of a node that stays online changes no decision; a node coming back (or a Lease appearing or
@@ -124,10 +138,22 @@ export class Operator {
     caches.ingresses.onChange(perNode);
     caches.configMaps.onChange((key) => {
       if (key !== `${namespace}/${settings.recorder.configMap}`) return;
+      c.credentials.enqueue(CREDENTIALS_KEY);
       allNodes(c.pods);
       allNodes(c.nodeStatus);
+      for (const lease of caches.leases.list()) c.leaseOwners.enqueue(lease.metadata.name ?? '');
     });
-    caches.cameras.onChange(() => c.assignment.enqueue(ASSIGNMENT_KEY));
+    caches.cameras.onChange(() => {
+      c.assignment.enqueue(ASSIGNMENT_KEY);
+      c.checks.enqueue(CHECKS_KEY);
+      c.credentials.enqueue(CREDENTIALS_KEY);
+    });
+    for (const secrets of [caches.secrets, caches.basicAuthSecrets]) {
+      secrets.onChange(() => {
+        c.checks.enqueue(CHECKS_KEY);
+        c.credentials.enqueue(CREDENTIALS_KEY);
+      });
+    }
   }
 
   startInformers(): void {
@@ -156,10 +182,14 @@ export class Operator {
     const everything = () => {
       for (const node of this.caches.nodes.list()) this.controllers.recorderNodes.enqueue(node.metadata.name ?? '');
       for (const rn of this.caches.recorderNodes.list()) {
+        this.controllers.recorderNodes.enqueue(rn.metadata.name ?? '');
         this.controllers.pods.enqueue(rn.metadata.name ?? '');
         this.controllers.nodeStatus.enqueue(rn.metadata.name ?? '');
       }
       this.controllers.assignment.enqueue(ASSIGNMENT_KEY);
+      this.controllers.checks.enqueue(CHECKS_KEY);
+      this.controllers.credentials.enqueue(CREDENTIALS_KEY);
+      for (const lease of this.caches.leases.list()) this.controllers.leaseOwners.enqueue(lease.metadata.name ?? '');
     };
     everything();
     const tick = setInterval(() => {

@@ -13,6 +13,9 @@
 {{- printf "%s-%s" .Release.Namespace (include "vigil.fullname" .) | trunc 50 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The operator's ClusterRole: it also owns the RecorderNodes (deleting it deletes them). Never rename it. */}}
+{{- define "vigil.operatorClusterRole" -}}{{ include "vigil.clusterName" . }}-operator{{- end -}}
+
 {{- define "vigil.labels" -}}
 app.kubernetes.io/name: vigil
 app.kubernetes.io/instance: {{ .Release.Name }}
@@ -87,8 +90,35 @@ Arguments: (dict "ctx" $ "secret" NAME "key" KEY "length" N).
 {{- end -}}
 {{- end -}}
 
+{{/* A duration value (6s, 1500ms, 1m, or plain seconds as a string or a number) in milliseconds. */}}
+{{- define "vigil.durationMs" -}}
+{{- $v := toString . -}}
+{{- $n := regexFind "^[0-9]+(\\.[0-9]+)?" $v | float64 -}}
+{{- if hasSuffix "ms" $v -}}{{ $n }}
+{{- else if hasSuffix "m" $v -}}{{ mulf $n 60000 }}
+{{- else -}}{{ mulf $n 1000 }}
+{{- end -}}
+{{- end -}}
+
 {{/* The chart refuses contradictory values with a message naming them (the schema checks each value alone). */}}
 {{- define "vigil.validate" -}}
+{{- $o := .Values.operator -}}
+{{- if and $o.podDisruptionBudget.enabled (ge (int $o.podDisruptionBudget.minAvailable) (int $o.replicas)) -}}
+{{- fail (printf "operator.podDisruptionBudget.minAvailable (%d) must be below operator.replicas (%d): such a budget blocks every drain of a node running an operator Pod. With one replica set operator.podDisruptionBudget.enabled=false" (int $o.podDisruptionBudget.minAvailable) (int $o.replicas)) -}}
+{{- end -}}
+{{- $le := $o.leaderElection -}}
+{{- $lease := include "vigil.durationMs" $le.leaseDuration | float64 -}}
+{{- $renew := include "vigil.durationMs" $le.renewDeadline | float64 -}}
+{{- $retry := include "vigil.durationMs" $le.retryPeriod | float64 -}}
+{{- if not (lt $renew $lease) -}}
+{{- fail (printf "operator.leaderElection.renewDeadline (%v) must be shorter than operator.leaderElection.leaseDuration (%v), or vigil-operator refuses to start (exit 2)" $le.renewDeadline $le.leaseDuration) -}}
+{{- end -}}
+{{- if not (lt $retry $renew) -}}
+{{- fail (printf "operator.leaderElection.retryPeriod (%v) must be shorter than operator.leaderElection.renewDeadline (%v), or vigil-operator refuses to start (exit 2)" $le.retryPeriod $le.renewDeadline) -}}
+{{- end -}}
+{{- if not (gt (include "vigil.durationMs" $o.nodeSilence | float64) 2000.0) -}}
+{{- fail (printf "operator.nodeSilence (%v) must be longer than the recorders' 2 s heartbeat renewal, or every node counts as offline" $o.nodeSilence) -}}
+{{- end -}}
 {{- $db := 0 -}}
 {{- if .Values.database.url }}{{ $db = add1 $db }}{{ end -}}
 {{- if .Values.database.existingSecret }}{{ $db = add1 $db }}{{ end -}}

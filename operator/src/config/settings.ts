@@ -4,7 +4,16 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 
 const name = z.string().min(1).max(253).regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'must be a Kubernetes object name (lowercase letters, digits, "-", ".")' });
-const quantity = z.union([z.string().regex(/^[0-9.]+([a-zA-Z]{1,2})?$/, { message: 'must be a Kubernetes quantity such as 500m, 1, 256Mi' }), z.number().positive()]);
+/**
+ * A non-negative resource quantity as the API server parses it (apimachinery's Quantity grammar: a number, then a
+ * binary suffix Ki..Ei, a decimal one n, u, m, k, M, G, T, P, E, or an exponent): `1Gb` or `1 Gi` are refused here
+ * rather than by the API server on every Pod create.
+ */
+export const QUANTITY_PATTERN = /^([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+))?$/;
+const quantity = z.union([
+  z.string().regex(QUANTITY_PATTERN, { message: 'must be a Kubernetes quantity such as 500m, 1, 1.5, 256Mi or 1Gi (binary suffixes Ki, Mi, Gi, Ti; decimal k, M, G, T; "Gb" or "MB" are not quantities)' }),
+  z.number().nonnegative(),
+]);
 const resourceList = z.object({ cpu: quantity.optional(), memory: quantity.optional(), 'ephemeral-storage': quantity.optional() }).strict();
 const absolutePath = z.string().regex(/^\/\S*$/, { message: 'must be an absolute path' });
 const port = z.number().int().min(1).max(65535);
@@ -31,19 +40,37 @@ export const settingsSchema = z
             database: name.optional(),
           })
           .strict(),
-        /** hostPath roots on every node (DirectoryOrCreate). */
+        /**
+         * hostPath roots on every node. prepare: an init container (root, with only CHOWN) creates them and gives them to
+         * the recorder's user; false: they must exist, owned by uid 10001, and no container runs as root.
+         */
         hostPaths: z
           .object({
             recordings: absolutePath.default('/var/lib/vigil/recordings'),
             data: absolutePath.default('/var/lib/vigil/data'),
+            prepare: z.boolean().default(true),
           })
           .strict()
-          .default({ recordings: '/var/lib/vigil/recordings', data: '/var/lib/vigil/data' }),
-        resources: z.object({ requests: resourceList.optional(), limits: resourceList.optional() }).strict().optional(),
+          .default({ recordings: '/var/lib/vigil/recordings', data: '/var/lib/vigil/data', prepare: true }),
+        /** The recorder container's resources (every container of the Pod has some: Pod Security and quotas ask for them). */
+        resources: z
+          .object({ requests: resourceList.optional(), limits: resourceList.optional() })
+          .strict()
+          .default({ requests: { cpu: '500m', memory: '256Mi' }, limits: { memory: '1Gi' } }),
         ports: z.object({ api: port.default(9997), metrics: port.default(9998) }).strict().default({ api: 9997, metrics: 9998 }),
         terminationGracePeriodSeconds: z.number().int().min(11).max(3600).default(30),
       })
       .strict(),
+    /**
+     * Secrets a Camera's credentialsSecretRef may never name (the release's own: tokens, database, license): their data is
+     * never copied into the camera credentials Secret the recorders read. The Secrets of recorder.secrets are always refused.
+     */
+    reservedSecrets: z.array(name).default([]),
+    /**
+     * A cluster-scoped object of the release (its ClusterRole) that owns the RecorderNodes: deleting it (helm uninstall)
+     * deletes them, and with them nothing of Vigil keeps running.
+     */
+    ownerClusterRole: name.optional(),
     /** Per-node Ingress rules (one host per node) for the 307 redirects through the Ingress. */
     ingress: z
       .object({

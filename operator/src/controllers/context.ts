@@ -1,7 +1,7 @@
 // What every controller is handed: the caches (informers), the client, the settings and the seams (clock, log, metrics, events).
 import type { Camera, RecorderNode } from '@vigil/crds';
 import type { Logger } from 'pino';
-import { isAlreadyExists, type Clock, type KubeClient, type KubeObject, type ConfigMap, type Ingress, type Lease, type Node, type Pod, type ResourceType, type Service, type Informer } from '@vigil/kube';
+import { isAlreadyExists, type Clock, type KubeClient, type KubeObject, type ConfigMap, type Ingress, type Lease, type Node, type Pod, type ResourceType, type Secret, type Service, type Informer } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
 import type { OperatorMetrics } from '../metrics.js';
 import type { EventRecorder } from './events.js';
@@ -15,6 +15,10 @@ export interface Caches {
   services: Informer<Service>;
   ingresses: Informer<Ingress>;
   configMaps: Informer<ConfigMap>;
+  /** Secrets of type Opaque (camera credentials, and the credentials copy the operator writes). */
+  secrets: Informer<Secret>;
+  /** Secrets of type kubernetes.io/basic-auth (camera credentials too). */
+  basicAuthSecrets: Informer<Secret>;
 }
 
 export interface ControllerContext {

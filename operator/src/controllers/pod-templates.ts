@@ -1,8 +1,10 @@
 // The current recorder Pod template of each node: settings + the recorder ConfigMap's content hash.
-import type { RecorderNode } from '@vigil/crds';
+import type { OwnerReference, RecorderNode } from '@vigil/crds';
 import { configMapHash, desiredPod, templateHashOf } from '../desired/pod.js';
 import type { Pod } from '@vigil/kube';
 import { nsKey, type ControllerContext } from './context.js';
+
+const NO_OWNER: OwnerReference = { apiVersion: 'v1', kind: 'ConfigMap', name: '', uid: '' };
 
 export class PodTemplates {
   constructor(private readonly ctx: ControllerContext) {}
@@ -12,8 +14,9 @@ export class PodTemplates {
     return configMapHash(cm?.data);
   }
 
-  podFor(rn: RecorderNode): Pod {
-    return desiredPod(rn, this.ctx.settings, { namespace: this.ctx.namespace, configHash: this.configHash() });
+  /** The owner is not part of the template hash: a Pod is never replaced for its owner reference alone. */
+  podFor(rn: RecorderNode, owner: OwnerReference = NO_OWNER): Pod {
+    return desiredPod(rn, this.ctx.settings, { namespace: this.ctx.namespace, configHash: this.configHash(), owner });
   }
 
   hashFor(rn: RecorderNode): string | undefined {

@@ -1,13 +1,18 @@
-// One recorder Pod, one Service and (with a host template) one Ingress per RecorderNode; a changed Pod template is
-// rolled one node at a time: the next Pod is replaced only when every rolled Pod is Ready and its node online.
-import { nodeLeaseName, type RecorderNode } from '@vigil/crds';
-import { isNotFound, Resources, type Ingress, type Service, isOnline } from '@vigil/kube';
-import { RECORDER_LABEL, recorderName } from '../desired/names.js';
+// One recorder Pod, one Service and (with a host template) one Ingress per RecorderNode, each owned by the release's
+// recorder ConfigMap (helm uninstall removes them without an operator); a Pod the API refuses is reported on the
+// RecorderNode and retried with backoff; a changed Pod template is rolled one node at a time: the next Pod is replaced
+// only when every rolled Pod is Ready and its node online.
+import { nodeLeaseName, type OwnerReference, type RecorderNode } from '@vigil/crds';
+import { isForbidden, isInvalid, isNotFound, Resources, type ApiError, type Ingress, type Service, isOnline } from '@vigil/kube';
+import { NODE_ANNOTATION, RECORDER_LABEL, recorderName } from '../desired/names.js';
+import { isOwnedBy } from '../desired/owner.js';
 import { isPodReady, templateHashOf } from '../desired/pod.js';
 import { desiredIngress, desiredService } from '../desired/service.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';
+import { reportPodCreated } from './pod-created-condition.js';
 import type { PodTemplates } from './pod-templates.js';
+import { adopt, namespacedOwner } from './release-owner.js';
 
 const WAIT_MS = 1000;
 
@@ -30,22 +35,28 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-async function ensureService(ctx: ControllerContext, rn: RecorderNode, signal: AbortSignal): Promise<void> {
-  const want = desiredService(rn, ctx.settings, ctx.namespace);
+/** What the operator keeps of a per-node object's metadata (other annotations and owners are the user's). */
+function ownMetadata(obj: Service | Ingress, owner: OwnerReference): unknown {
+  return { labels: obj.metadata.labels, node: obj.metadata.annotations?.[NODE_ANNOTATION], owned: isOwnedBy(obj, owner) };
+}
+
+async function ensureService(ctx: ControllerContext, rn: RecorderNode, owner: OwnerReference, signal: AbortSignal): Promise<void> {
+  const want = desiredService(rn, ctx.settings, ctx.namespace, owner);
   const have = ctx.caches.services.get(nsKey(ctx, want.metadata.name ?? ''));
   if (!have) {
     await createCached(ctx, Resources.services, ctx.caches.services, want, signal);
     return;
   }
-  const current = { selector: have.spec?.selector, ports: have.spec?.ports?.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol })), labels: have.metadata.labels };
-  const wanted = { selector: want.spec?.selector, ports: want.spec?.ports, labels: want.metadata.labels };
+  const current = { selector: have.spec?.selector, ports: have.spec?.ports?.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol })), meta: ownMetadata(have, owner) };
+  const wanted = { selector: want.spec?.selector, ports: want.spec?.ports, meta: ownMetadata(want, owner) };
   if (sameJson(current, wanted)) return;
-  const next: Service = { ...have, metadata: { ...have.metadata, labels: want.metadata.labels, ownerReferences: want.metadata.ownerReferences }, spec: { ...have.spec, selector: want.spec?.selector, ports: want.spec?.ports } };
+  const metadata = { ...have.metadata, labels: want.metadata.labels, annotations: { ...have.metadata.annotations, ...want.metadata.annotations }, ownerReferences: want.metadata.ownerReferences };
+  const next: Service = { ...have, metadata, spec: { ...have.spec, selector: want.spec?.selector, ports: want.spec?.ports } };
   ctx.caches.services.upsert(await ctx.client.replace(Resources.services, next, { signal }));
 }
 
-async function ensureIngress(ctx: ControllerContext, rn: RecorderNode, signal: AbortSignal): Promise<void> {
-  const want = desiredIngress(rn, ctx.settings, ctx.namespace);
+async function ensureIngress(ctx: ControllerContext, rn: RecorderNode, owner: OwnerReference, signal: AbortSignal): Promise<void> {
+  const want = desiredIngress(rn, ctx.settings, ctx.namespace, owner);
   const name = recorderName(rn.spec.nodeName || rn.metadata.name || '');
   const have = ctx.caches.ingresses.get(nsKey(ctx, name));
   if (!want) {
@@ -56,9 +67,26 @@ async function ensureIngress(ctx: ControllerContext, rn: RecorderNode, signal: A
     await createCached(ctx, Resources.ingresses, ctx.caches.ingresses, want, signal);
     return;
   }
-  if (sameJson({ spec: have.spec, labels: have.metadata.labels }, { spec: want.spec, labels: want.metadata.labels })) return;
-  const next: Ingress = { ...have, metadata: { ...have.metadata, labels: want.metadata.labels, ownerReferences: want.metadata.ownerReferences }, spec: want.spec };
-  ctx.caches.ingresses.upsert(await ctx.client.replace(Resources.ingresses, next, { signal }));
+  if (sameJson({ spec: have.spec, meta: ownMetadata(have, owner) }, { spec: want.spec, meta: ownMetadata(want, owner) })) return;
+  const metadata = { ...have.metadata, labels: want.metadata.labels, annotations: { ...have.metadata.annotations, ...want.metadata.annotations }, ownerReferences: want.metadata.ownerReferences };
+  ctx.caches.ingresses.upsert(await ctx.client.replace(Resources.ingresses, { ...have, metadata, spec: want.spec }, { signal }));
+}
+
+/** Creates the node's Pod; a refusal by the API (Pod Security, validation) is reported on the RecorderNode, then thrown for the backoff. */
+async function createPod(ctx: ControllerContext, rn: RecorderNode, templates: PodTemplates, owner: OwnerReference, signal: AbortSignal): Promise<ReconcileResult | void> {
+  const want = templates.podFor(rn, owner);
+  const podName = want.metadata.name ?? '';
+  try {
+    if (!(await createCached(ctx, Resources.pods, ctx.caches.pods, want, signal))) return { requeueAfterMs: WAIT_MS };
+  } catch (err) {
+    if (isForbidden(err) || isInvalid(err)) {
+      const reason = isForbidden(err) ? 'PodForbidden' : 'PodInvalid';
+      await reportPodCreated(ctx, rn, { status: 'False', reason, message: `cannot create Pod ${podName}: ${(err as ApiError).apiMessage}` }, signal);
+    }
+    throw err;
+  }
+  ctx.log.info({ node: rn.metadata.name, pod: podName, hash: templateHashOf(want) }, 'recorder Pod created');
+  await reportPodCreated(ctx, rn, { status: 'True', reason: 'PodCreated', message: `Pod ${podName} exists` }, signal);
 }
 
 /** The RecorderNode is gone: remove what was made for it (owner references do the same where garbage collection runs). */
@@ -76,17 +104,26 @@ export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodT
   return async (name: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const rn = ctx.caches.recorderNodes.get(name);
     if (!rn || rn.metadata.deletionTimestamp) return cleanUp(ctx, name, signal);
-    await ensureService(ctx, rn, signal);
-    await ensureIngress(ctx, rn, signal);
-    const want = templates.podFor(rn);
+    const owner = namespacedOwner(ctx);
+    if (!owner) {
+      // Nothing is made without it: the Pod could not start, and nothing would remove what was made after an uninstall.
+      const cm = ctx.settings.recorder.configMap;
+      await reportPodCreated(ctx, rn, { status: 'False', reason: 'ConfigMapMissing', message: `the recorder ConfigMap ${cm} does not exist in namespace ${ctx.namespace}` }, signal);
+      return { requeueAfterMs: 5 * WAIT_MS };
+    }
+    await ensureService(ctx, rn, owner, signal);
+    await ensureIngress(ctx, rn, owner, signal);
+    const want = templates.podFor(rn, owner);
     const podName = want.metadata.name ?? '';
     const have = ctx.caches.pods.get(nsKey(ctx, podName));
-    if (!have) {
-      if (!(await createCached(ctx, Resources.pods, ctx.caches.pods, want, signal))) return { requeueAfterMs: WAIT_MS };
-      ctx.log.info({ node: name, pod: podName, hash: templateHashOf(want) }, 'recorder Pod created');
-      return;
-    }
+    if (!have) return createPod(ctx, rn, templates, owner, signal);
     if (have.metadata.deletionTimestamp) return { requeueAfterMs: WAIT_MS };
+    await reportPodCreated(ctx, rn, { status: 'True', reason: 'PodCreated', message: `Pod ${podName} exists` }, signal);
+    // A Pod made by an older operator (owned by its RecorderNode) is handed to the release without being replaced.
+    if (!isOwnedBy(have, owner)) {
+      const adopted = await adopt(ctx, Resources.pods, have, owner, signal);
+      if (adopted) ctx.caches.pods.upsert(adopted as typeof have);
+    }
     if (templateHashOf(have) === templateHashOf(want)) return;
     const blocker = rollBlocker(ctx, templates, name);
     if (blocker) {

@@ -26,6 +26,8 @@ export function nodeHostLabel(nodeName: string): string {
 }
 
 export const RECORDER_LABEL = 'vigil.io/recorder';
+/** On each per-node object: the node it was made for (an annotation: node names may be longer than a label value). */
+export const NODE_ANNOTATION = 'vigil.io/node';
 export const MANAGED_BY = 'vigil-operator';
 
 /** Labels of every object the operator makes for a node's recorder; RECORDER_LABEL is the Service's selector. */

@@ -1,6 +1,17 @@
-// The owner reference every per-node object carries: its RecorderNode (deleting the RecorderNode deletes them).
-import { API_VERSION, RECORDER_NODE_KIND, type OwnerReference, type RecorderNode } from '@vigil/crds';
+// The owner references of what the operator makes: namespaced objects belong to the release's recorder ConfigMap,
+// RecorderNodes to the release's ClusterRole, so deleting the release (helm uninstall) garbage-collects them all.
+import type { OwnerReference } from '@vigil/crds';
+import type { KubeObject } from '@vigil/kube';
 
-export function ownerOf(rn: RecorderNode): OwnerReference {
-  return { apiVersion: API_VERSION, kind: RECORDER_NODE_KIND, name: rn.metadata.name ?? '', uid: rn.metadata.uid ?? '', controller: true, blockOwnerDeletion: true };
+/**
+ * A reference to an object of the release. Not blockOwnerDeletion: nothing waits for the dependents (and setting it
+ * would need update on the owner's finalizers).
+ */
+export function releaseOwner(owner: KubeObject & { apiVersion: string; kind: string }): OwnerReference {
+  return { apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name ?? '', uid: owner.metadata.uid ?? '', controller: true };
+}
+
+/** `obj` carries exactly this owner reference (same uid). */
+export function isOwnedBy(obj: KubeObject | undefined, owner: OwnerReference): boolean {
+  return obj?.metadata.ownerReferences?.some((o) => o.uid === owner.uid && o.kind === owner.kind && o.name === owner.name) ?? false;
 }

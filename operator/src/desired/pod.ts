@@ -1,12 +1,13 @@
 // RecorderNode + settings → the node's recorder Pod (kubernetes.md §3): pinned, hostPath archive, ConfigMap, Secrets,
-// downward API, probes, grace period; its template hash (which includes the recorder ConfigMap's content hash).
+// downward API, probes, grace period, everything of Pod Security's restricted level but the hostPath volumes; its
+// template hash (which includes the recorder ConfigMap's content hash).
 import { createHash } from 'node:crypto';
 import type { V1Container, V1EnvVar, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { TEMPLATE_HASH_ANNOTATION, type RecorderNode } from '@vigil/crds';
 import type { Settings } from '../config/settings.js';
 import type { Pod } from '@vigil/kube';
-import { recorderLabels, recorderName } from './names.js';
-import { ownerOf } from './owner.js';
+import { NODE_ANNOTATION, recorderLabels, recorderName } from './names.js';
+import type { OwnerReference } from '@vigil/crds';
 import { advertiseUrl, publicUrl } from './urls.js';
 
 /** Where the recorder finds what the Pod gives it; the recorder ConfigMap's config.yaml refers to these paths. */
@@ -17,12 +18,16 @@ export const MountPaths = {
   license: '/etc/vigil/vigil.lic',
   recordings: '/var/lib/vigil/recordings',
   data: '/var/lib/vigil/data',
+  /** The root filesystem is read-only: a small scratch folder for whatever a library writes there. */
+  tmp: '/tmp',
 } as const;
 
 export interface PodContext {
   namespace: string;
   /** Hash of the recorder ConfigMap's data ('' while it is missing). */
   configHash: string;
+  /** The object of the release the Pod belongs to (garbage collection removes the Pod with it). */
+  owner: OwnerReference;
 }
 
 export function configMapHash(data: Record<string, string> | undefined): string {
@@ -51,8 +56,10 @@ function volumes(settings: Settings): { volumes: V1Volume[]; mounts: V1VolumeMou
     { name: 'config', configMap: { name: r.configMap, items: [{ key: r.configKey, path: 'config.yaml' }] } },
     { name: 'api-tokens', secret: { secretName: r.secrets.apiTokens } },
     { name: 'cluster-token', secret: { secretName: r.secrets.clusterToken } },
-    { name: 'recordings', hostPath: { path: r.hostPaths.recordings, type: 'DirectoryOrCreate' } },
-    { name: 'data', hostPath: { path: r.hostPaths.data, type: 'DirectoryOrCreate' } },
+    // Prepared by the init container (created when missing), or prepared by the node's administrator (must exist).
+    { name: 'recordings', hostPath: { path: r.hostPaths.recordings, type: r.hostPaths.prepare ? 'DirectoryOrCreate' : 'Directory' } },
+    { name: 'data', hostPath: { path: r.hostPaths.data, type: r.hostPaths.prepare ? 'DirectoryOrCreate' : 'Directory' } },
+    { name: 'tmp', emptyDir: { sizeLimit: '64Mi' } },
   ];
   const mounts: V1VolumeMount[] = [
     { name: 'config', mountPath: MountPaths.config, subPath: 'config.yaml', readOnly: true },
@@ -60,6 +67,7 @@ function volumes(settings: Settings): { volumes: V1Volume[]; mounts: V1VolumeMou
     { name: 'cluster-token', mountPath: MountPaths.clusterToken, readOnly: true },
     { name: 'recordings', mountPath: MountPaths.recordings },
     { name: 'data', mountPath: MountPaths.data },
+    { name: 'tmp', mountPath: MountPaths.tmp },
   ];
   if (r.secrets.license) {
     volumes.push({ name: 'license', secret: { secretName: r.secrets.license, items: [{ key: 'vigil.lic', path: 'vigil.lic' }] } });
@@ -71,9 +79,13 @@ function volumes(settings: Settings): { volumes: V1Volume[]; mounts: V1VolumeMou
 /** The recorder runs as this user (the image's); hostPath folders are created root-owned, so an init container hands them over. */
 export const RECORDER_UID = 10001;
 
+/** Every container: no privilege escalation, no capability, a read-only root filesystem (Pod Security "restricted"). */
+const LOCKED_DOWN = { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } };
+
 /**
- * Creates the hostPath roots and gives them to the recorder's user. Only the roots: an archive of millions of files
- * is never walked, and everything below them was written by the recorder itself.
+ * Creates the hostPath roots and gives them to the recorder's user: the one thing that needs root, with CHOWN as its
+ * only capability (fsGroup does not apply to hostPath volumes). Only the roots: an archive of millions of files is
+ * never walked, and everything below them was written by the recorder itself. Left out with hostPaths.prepare false.
  */
 function prepareDirs(settings: Settings, mounts: V1VolumeMount[]): V1Container {
   const dirs = [MountPaths.recordings, MountPaths.data].join(' ');
@@ -82,7 +94,8 @@ function prepareDirs(settings: Settings, mounts: V1VolumeMount[]): V1Container {
     image: settings.recorder.image,
     imagePullPolicy: settings.recorder.imagePullPolicy,
     command: ['sh', '-c', `mkdir -p ${dirs} && chown ${RECORDER_UID}:${RECORDER_UID} ${dirs}`],
-    securityContext: { runAsUser: 0, runAsNonRoot: false, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'], add: ['CHOWN'] } },
+    securityContext: { ...LOCKED_DOWN, runAsUser: 0, runAsNonRoot: false, capabilities: { drop: ['ALL'], add: ['CHOWN'] } },
+    resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
     volumeMounts: mounts.filter((m) => m.name === 'recordings' || m.name === 'data'),
   };
 }
@@ -102,9 +115,9 @@ function container(nodeName: string, ctx: PodContext, settings: Settings, mounts
     readinessProbe: { httpGet: { path: '/api/health/ready', port: r.ports.api }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 },
     livenessProbe: { httpGet: { path: '/api/health/live', port: r.ports.api }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
     volumeMounts: mounts,
-    securityContext: { runAsUser: RECORDER_UID, runAsGroup: RECORDER_UID, runAsNonRoot: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+    securityContext: { ...LOCKED_DOWN, runAsUser: RECORDER_UID, runAsGroup: RECORDER_UID, runAsNonRoot: true },
+    resources: r.resources as V1Container['resources'],
   };
-  if (r.resources) c.resources = r.resources as V1Container['resources'];
   return c;
 }
 
@@ -114,9 +127,10 @@ export function desiredPod(rn: RecorderNode, settings: Settings, ctx: PodContext
   const { volumes: vols, mounts } = volumes(settings);
   const spec: NonNullable<Pod['spec']> = {
     nodeName,
-    initContainers: [prepareDirs(settings, mounts)],
+    ...(settings.recorder.hostPaths.prepare ? { initContainers: [prepareDirs(settings, mounts)] } : {}),
     containers: [container(nodeName, ctx, settings, mounts)],
     volumes: vols,
+    securityContext: { seccompProfile: { type: 'RuntimeDefault' } },
     terminationGracePeriodSeconds: settings.recorder.terminationGracePeriodSeconds,
     restartPolicy: 'Always',
     // A node-pinned Pod bypasses the scheduler; it must still run on a node that is briefly unreachable.
@@ -132,8 +146,8 @@ export function desiredPod(rn: RecorderNode, settings: Settings, ctx: PodContext
       name: recorderName(nodeName),
       namespace: ctx.namespace,
       labels,
-      annotations: { [TEMPLATE_HASH_ANNOTATION]: hash },
-      ownerReferences: [ownerOf(rn)],
+      annotations: { [TEMPLATE_HASH_ANNOTATION]: hash, [NODE_ANNOTATION]: nodeName },
+      ownerReferences: [ctx.owner],
     },
     spec,
   };

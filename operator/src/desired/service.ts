@@ -1,19 +1,18 @@
 // RecorderNode + settings → the node's own Service (the target of 307s inside the cluster) and, with a host
 // template, its Ingress rule (one host per node).
-import type { RecorderNode } from '@vigil/crds';
+import type { OwnerReference, RecorderNode } from '@vigil/crds';
 import type { Settings } from '../config/settings.js';
 import type { Ingress, Service } from '@vigil/kube';
-import { RECORDER_LABEL, recorderLabels, recorderName } from './names.js';
-import { ownerOf } from './owner.js';
+import { NODE_ANNOTATION, RECORDER_LABEL, recorderLabels, recorderName } from './names.js';
 import { publicHost } from './urls.js';
 
-export function desiredService(rn: RecorderNode, settings: Settings, namespace: string): Service {
+export function desiredService(rn: RecorderNode, settings: Settings, namespace: string, owner: OwnerReference): Service {
   const nodeName = rn.spec.nodeName || rn.metadata.name || '';
   const name = recorderName(nodeName);
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: { name, namespace, labels: recorderLabels(nodeName), ownerReferences: [ownerOf(rn)] },
+    metadata: { name, namespace, labels: recorderLabels(nodeName), annotations: { [NODE_ANNOTATION]: nodeName }, ownerReferences: [owner] },
     spec: {
       type: 'ClusterIP',
       selector: { [RECORDER_LABEL]: name },
@@ -26,7 +25,7 @@ export function desiredService(rn: RecorderNode, settings: Settings, namespace: 
 }
 
 /** The node's Ingress, or undefined when no per-node host template is configured. */
-export function desiredIngress(rn: RecorderNode, settings: Settings, namespace: string): Ingress | undefined {
+export function desiredIngress(rn: RecorderNode, settings: Settings, namespace: string, owner: OwnerReference): Ingress | undefined {
   const host = publicHost(rn.spec.nodeName || rn.metadata.name || '', settings);
   if (!settings.ingress || !host) return undefined;
   const nodeName = rn.spec.nodeName || rn.metadata.name || '';
@@ -39,7 +38,7 @@ export function desiredIngress(rn: RecorderNode, settings: Settings, namespace: 
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
-    metadata: { name, namespace, labels: recorderLabels(nodeName), ownerReferences: [ownerOf(rn)] },
+    metadata: { name, namespace, labels: recorderLabels(nodeName), annotations: { [NODE_ANNOTATION]: nodeName }, ownerReferences: [owner] },
     spec,
   };
 }

@@ -12,7 +12,10 @@ test('a minimal settings file gets the defaults of the contract', () => {
   const s = parseSettings(minimal);
   assert.deepEqual(s.recorder.ports, { api: 9997, metrics: 9998 });
   assert.equal(s.recorder.terminationGracePeriodSeconds, 30);
-  assert.deepEqual(s.recorder.hostPaths, { recordings: '/var/lib/vigil/recordings', data: '/var/lib/vigil/data' });
+  assert.deepEqual(s.recorder.hostPaths, { recordings: '/var/lib/vigil/recordings', data: '/var/lib/vigil/data', prepare: true });
+  assert.deepEqual(s.recorder.resources, { requests: { cpu: '500m', memory: '256Mi' }, limits: { memory: '1Gi' } });
+  assert.deepEqual(s.reservedSecrets, []);
+  assert.equal(s.ownerClusterRole, undefined);
   assert.equal(s.recorder.imagePullPolicy, 'IfNotPresent');
   assert.equal(s.ingress, undefined);
 });
@@ -27,6 +30,14 @@ test('errors name every key to fix', () => {
     },
   );
   assert.throws(() => parseSettings({ ...minimal, extra: 1 }), /extra|Unrecognized/);
+});
+
+test('resource quantities follow the API server\'s grammar: 1Gb, 1 Gi or -1 are refused with the key to fix', () => {
+  const withMemory = (memory: unknown) => ({ ...minimal, recorder: { ...minimal.recorder, resources: { limits: { memory } } } });
+  for (const good of ['1Gi', '1536Mi', '500m', '1', '1.5', '1e3', '0.5G', 256]) assert.doesNotThrow(() => parseSettings(withMemory(good)), String(good));
+  for (const bad of ['1Gb', '1 Gi', '1GB', '-1Gi', 'lots', '']) {
+    assert.throws(() => parseSettings(withMemory(bad)), (err: unknown) => err instanceof SettingsError && /recorder\.resources\.limits\.memory/.test(err.message) && /quantit/.test(err.message), String(bad));
+  }
 });
 
 test('loadSettings reads YAML and says which file is wrong', () => {

@@ -11,7 +11,8 @@ const settings = parseSettings({
   recorder: { image: 'vigil/recorder:1.0', configMap: 'vigil-recorder', secrets: { apiTokens: 'vigil-api-tokens', clusterToken: 'vigil-cluster-token', license: 'vigil-license', database: 'vigil-db' } },
   ingress: { hostTemplate: '{node}.vigil.example.com', className: 'nginx', tlsSecretName: 'vigil-tls' },
 });
-const ctx = { namespace: 'vigil', configHash: 'abc' };
+const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'vigil-recorder', uid: 'uid-cm', controller: true };
+const ctx = { namespace: 'vigil', configHash: 'abc', owner };
 
 test('names: vigil-recorder-<node>, shortened with a hash when too long or not a DNS label', () => {
   assert.equal(recorderName('node-1'), 'vigil-recorder-node-1');
@@ -22,11 +23,12 @@ test('names: vigil-recorder-<node>, shortened with a hash when too long or not a
   assert.equal(nodeHostLabel('node-1'), 'node-1');
 });
 
-test('the Pod: pinned, owner, env with downward API, volumes, probes, grace period', () => {
+test('the Pod: pinned, owned by the release, env with downward API, volumes, probes, grace period', () => {
   const pod = desiredPod(recorderNode('node-1'), settings, ctx);
   assert.equal(pod.metadata.name, 'vigil-recorder-node-1');
   assert.equal(pod.metadata.namespace, 'vigil');
-  assert.deepEqual(pod.metadata.ownerReferences, [{ apiVersion: 'vigil.io/v1alpha1', kind: 'RecorderNode', name: 'node-1', uid: 'uid-rn-node-1', controller: true, blockOwnerDeletion: true }]);
+  assert.deepEqual(pod.metadata.ownerReferences, [owner]);
+  assert.equal(pod.metadata.annotations?.['vigil.io/node'], 'node-1');
   const spec = pod.spec!;
   assert.equal(spec.nodeName, 'node-1');
   assert.equal(spec.terminationGracePeriodSeconds, 30);
@@ -41,7 +43,7 @@ test('the Pod: pinned, owner, env with downward API, volumes, probes, grace peri
   const mounts = Object.fromEntries((c.volumeMounts ?? []).map((m) => [m.name, m.mountPath]));
   assert.deepEqual(mounts, {
     config: '/etc/vigil/config.yaml', 'api-tokens': '/etc/vigil/secrets/api-tokens', 'cluster-token': '/etc/vigil/secrets/cluster-token',
-    recordings: '/var/lib/vigil/recordings', data: '/var/lib/vigil/data', license: '/etc/vigil/vigil.lic',
+    recordings: '/var/lib/vigil/recordings', data: '/var/lib/vigil/data', tmp: '/tmp', license: '/etc/vigil/vigil.lic',
   });
   const vols = Object.fromEntries((spec.volumes ?? []).map((v) => [v.name, v]));
   assert.deepEqual(vols.recordings?.hostPath, { path: '/var/lib/vigil/recordings', type: 'DirectoryOrCreate' });
@@ -60,10 +62,31 @@ test('the recorder runs as its non-root user; an init container creates the host
   assert.ok(init !== undefined);
   assert.equal(init.image, c.image, 'the same image');
   assert.equal(init.securityContext?.runAsUser, 0);
+  assert.deepEqual(init.securityContext?.capabilities, { drop: ['ALL'], add: ['CHOWN'] }, 'root with CHOWN alone');
   // It sets its own command: the image's entrypoint is the recorder.
   assert.deepEqual(init.command?.slice(0, 2), ['sh', '-c']);
   assert.match(init.command?.[2] ?? '', /^mkdir -p \/var\/lib\/vigil\/recordings \/var\/lib\/vigil\/data && chown 10001:10001 \/var\/lib\/vigil\/recordings \/var\/lib\/vigil\/data$/);
   assert.deepEqual((init.volumeMounts ?? []).map((m) => [m.name, m.mountPath]), [['recordings', '/var/lib/vigil/recordings'], ['data', '/var/lib/vigil/data']]);
+});
+
+test('Pod Security: every container locked down as "restricted" asks, with resources; only the hostPaths need more', () => {
+  const spec = desiredPod(recorderNode('node-1'), settings, ctx).spec!;
+  assert.deepEqual(spec.securityContext?.seccompProfile, { type: 'RuntimeDefault' });
+  for (const c of [...spec.containers, ...(spec.initContainers ?? [])]) {
+    assert.equal(c.securityContext?.allowPrivilegeEscalation, false, c.name);
+    assert.equal(c.securityContext?.readOnlyRootFilesystem, true, c.name);
+    assert.deepEqual(c.securityContext?.capabilities?.drop, ['ALL'], c.name);
+    assert.ok(c.resources?.requests?.memory !== undefined && c.resources.limits?.memory !== undefined, `${c.name} has resources`);
+  }
+  assert.deepEqual(spec.containers[0]?.resources, { requests: { cpu: '500m', memory: '256Mi' }, limits: { memory: '1Gi' } }, 'the default resources');
+  const writable = (spec.volumes ?? []).filter((v) => v.hostPath !== undefined || v.emptyDir !== undefined).map((v) => v.name);
+  assert.deepEqual(writable, ['recordings', 'data', 'tmp']);
+
+  // With the host folders prepared by the administrator no container runs as root, and a missing folder stops the Pod.
+  const prepared = parseSettings({ ...settings, recorder: { ...settings.recorder, hostPaths: { ...settings.recorder.hostPaths, prepare: false } } });
+  const lean = desiredPod(recorderNode('node-1'), prepared, ctx).spec!;
+  assert.equal(lean.initContainers, undefined);
+  assert.deepEqual(lean.volumes?.find((v) => v.name === 'recordings')?.hostPath, { path: '/var/lib/vigil/recordings', type: 'Directory' });
 });
 
 test('the template hash changes with the ConfigMap content and the settings, not otherwise', () => {
@@ -78,15 +101,17 @@ test('the template hash changes with the ConfigMap content and the settings, not
 
 test('the Service selects the node\'s Pod; the Ingress has one host per node', () => {
   const rn = recorderNode('node-1');
-  const svc = desiredService(rn, settings, 'vigil');
+  const svc = desiredService(rn, settings, 'vigil', owner);
+  assert.deepEqual(svc.metadata.ownerReferences, [owner]);
   const pod = desiredPod(rn, settings, ctx);
   for (const [k, v] of Object.entries(svc.spec?.selector ?? {})) assert.equal(pod.metadata.labels?.[k], v);
   assert.deepEqual(svc.spec?.ports?.map((p) => [p.name, p.port]), [['api', 9997], ['metrics', 9998]]);
-  const ing = desiredIngress(rn, settings, 'vigil')!;
+  const ing = desiredIngress(rn, settings, 'vigil', owner)!;
+  assert.deepEqual(ing.metadata.ownerReferences, [owner]);
   assert.equal(ing.spec?.rules?.[0]?.host, 'node-1.vigil.example.com');
   assert.equal(ing.spec?.ingressClassName, 'nginx');
   assert.deepEqual(ing.spec?.tls, [{ hosts: ['node-1.vigil.example.com'], secretName: 'vigil-tls' }]);
-  assert.equal(desiredIngress(rn, parseSettings({ recorder: settings.recorder }), 'vigil'), undefined);
+  assert.equal(desiredIngress(rn, parseSettings({ recorder: settings.recorder }), 'vigil', owner), undefined);
 });
 
 test('isPodReady: the Ready condition, and never while deleting', () => {

@@ -31,7 +31,8 @@ test('assignment 2/2/2, recorder Pods, kubectl get cameras, failover in 15–20 
   assert.deepEqual(pods.map((p) => [p.metadata?.name, p.spec?.nodeName]).sort(), NODES.map((n) => [`vigil-recorder-${n}`, n]));
   for (const pod of pods) {
     const c = pod.spec?.containers[0];
-    assert.equal(pod.metadata?.ownerReferences?.[0]?.kind, 'RecorderNode');
+    // Owned by the release's recorder ConfigMap: deleting the release removes the Pods with no operator left.
+    assert.deepEqual(pod.metadata?.ownerReferences?.map((o) => `${o.kind}/${o.name}`), ['ConfigMap/vigil-recorder']);
     assert.equal(pod.spec?.terminationGracePeriodSeconds, 30);
     const hostPath = pod.spec?.volumes?.find((v) => v.name === 'recordings')?.hostPath;
     assert.deepEqual([hostPath?.path, hostPath?.type], ['/var/lib/vigil/recordings', 'DirectoryOrCreate']);

@@ -1,10 +1,14 @@
-// A Camera resource (+ its credentials Secret) as the recorder's camera: settings resolved, credentials put into the URLs.
+// A Camera resource (+ its credentials, from the operator's credentials Secret) as the recorder's camera: settings
+// resolved, credentials put into the URLs.
 import { CAMERA_ID_PATTERN, type Camera as CameraResource } from '@vigil/crds';
 import type { Camera } from '../cameras/camera.js';
 import type { VigilConfig } from '../config/schema.js';
 
-/** The data of a Secret, base64-encoded as the API returns it. */
-export type SecretData = Readonly<Record<string, string>>;
+/** A camera's user name and password, in clear. */
+export interface CameraCredentials {
+  readonly username: string;
+  readonly password: string;
+}
 
 export type ResourceCamera = { ok: true; camera: Camera } | { ok: false; reason: 'InvalidName' | 'CredentialsUnavailable'; message: string };
 
@@ -16,7 +20,7 @@ function withCredentials(url: string, user: string, password: string): string {
   return parsed.toString();
 }
 
-export function cameraFromResource(resource: CameraResource, secretOf: (name: string) => SecretData | undefined, config: VigilConfig): ResourceCamera {
+export function cameraFromResource(resource: CameraResource, credentialsOf: (camera: string) => CameraCredentials | undefined, config: VigilConfig): ResourceCamera {
   const id = resource.metadata.name ?? '';
   if (!CAMERA_ID_PATTERN.test(id)) return { ok: false, reason: 'InvalidName', message: `the name must match ${CAMERA_ID_PATTERN.source} to be a camera id` };
   const spec = resource.spec;
@@ -24,15 +28,11 @@ export function cameraFromResource(resource: CameraResource, secretOf: (name: st
   let snapuri = spec.snapuri;
   const ref = spec.credentialsSecretRef;
   if (ref !== undefined) {
-    const data = secretOf(ref.name);
-    const userKey = ref.usernameKey ?? 'username';
-    const passKey = ref.passwordKey ?? 'password';
-    const user = data?.[userKey];
-    const password = data?.[passKey];
-    if (data === undefined) return { ok: false, reason: 'CredentialsUnavailable', message: `Secret ${ref.name} cannot be read` };
-    if (user === undefined || password === undefined) return { ok: false, reason: 'CredentialsUnavailable', message: `Secret ${ref.name} has no key ${user === undefined ? userKey : passKey}` };
-    const plainUser = Buffer.from(user, 'base64').toString('utf8');
-    const plainPassword = Buffer.from(password, 'base64').toString('utf8');
+    const credentials = credentialsOf(id);
+    if (credentials === undefined) {
+      return { ok: false, reason: 'CredentialsUnavailable', message: `the operator has not given this node the credentials of Secret ${ref.name} (the Camera's CredentialsReady condition says why)` };
+    }
+    const { username: plainUser, password: plainPassword } = credentials;
     source = withCredentials(source, plainUser, plainPassword);
     // The snapshot URL gets them too when it names none itself (the spec: credentials of snapuri or of source).
     if (snapuri !== undefined && new URL(snapuri).username === '') snapuri = withCredentials(snapuri, plainUser, plainPassword);

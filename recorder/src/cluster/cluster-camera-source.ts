@@ -78,7 +78,7 @@ export class ClusterCameraSource {
     const cameras: Camera[] = [];
     for (const resource of view.cameras.list()) {
       if (!recordsHere(resource, nodeName)) continue;
-      const result = cameraFromResource(resource, (name) => view.secretData(name), config);
+      const result = cameraFromResource(resource, (camera) => view.cameraCredentials(camera), config);
       const id = resource.metadata.name ?? '';
       if (result.ok) {
         cameras.push(result.camera);

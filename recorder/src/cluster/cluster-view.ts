@@ -1,17 +1,15 @@
-// What this node sees of the cluster: Cameras, RecorderNodes, their Secrets and Leases, through list+watch caches that survive API outages.
+// What this node sees of the cluster: Cameras, RecorderNodes, Leases and the camera credentials the operator copied for
+// the recorders (the one Secret they may read), through list+watch caches that survive API outages.
 import type { Logger } from 'pino';
-import type { Camera as CameraResource, RecorderNode } from '@vigil/crds';
-import { Informer, Resources, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease } from '@vigil/kube';
-import type { SecretData } from './camera-from-resource.js';
-
-export interface Secret extends KubeObject {
-  data?: Record<string, string>;
-}
+import { CAMERA_CREDENTIALS_SECRET, type Camera as CameraResource, type RecorderNode } from '@vigil/crds';
+import { Informer, Resources, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease, type Secret } from '@vigil/kube';
+import type { CameraCredentials } from './camera-from-resource.js';
 
 export class ClusterView {
   readonly cameras: Informer<CameraResource & KubeObject>;
   readonly recorderNodes: Informer<RecorderNode & KubeObject>;
-  readonly secrets: Informer<Secret>;
+  /** The operator's credentials Secret alone: a list or watch of all Secrets is refused to the recorders. */
+  readonly credentials: Informer<Secret>;
   readonly leases: Informer<Lease>;
   readonly namespace: string;
 
@@ -20,12 +18,12 @@ export class ClusterView {
     const opts = { namespace, minRetryMs: 500, maxRetryMs: 5000 };
     this.cameras = new Informer('cameras', client, Resources.cameras, log, clock, opts);
     this.recorderNodes = new Informer('recordernodes', client, Resources.recorderNodes, log, clock, { minRetryMs: 500, maxRetryMs: 5000 });
-    this.secrets = new Informer('secrets', client, Resources.secrets, log, clock, opts);
+    this.credentials = new Informer('credentials', client, Resources.secrets, log, clock, { ...opts, fieldSelector: `metadata.name=${CAMERA_CREDENTIALS_SECRET}` });
     this.leases = new Informer('leases', client, Resources.leases, log, clock, opts);
   }
 
   #all(): Array<Informer<KubeObject>> {
-    return [this.cameras, this.recorderNodes, this.secrets, this.leases] as Array<Informer<KubeObject>>;
+    return [this.cameras, this.recorderNodes, this.credentials, this.leases] as Array<Informer<KubeObject>>;
   }
 
   /** Calls `fn` after any change of any kind (the key does not matter: readers look at the whole view). */
@@ -58,9 +56,12 @@ export class ClusterView {
     return this.leases.get(`${this.namespace}/${name}`);
   }
 
-  /** The Secret's data (base64 values), {} for a Secret without data, undefined when there is no such Secret. */
-  secretData(name: string): SecretData | undefined {
-    const secret = this.secrets.get(`${this.namespace}/${name}`);
-    return secret === undefined ? undefined : (secret.data ?? {});
+  /** A camera's user name and password as the operator copied them, undefined when it has none (yet). */
+  cameraCredentials(camera: string): CameraCredentials | undefined {
+    const data = this.credentials.get(`${this.namespace}/${CAMERA_CREDENTIALS_SECRET}`)?.data;
+    const username = data?.[`${camera}.username`];
+    const password = data?.[`${camera}.password`];
+    if (username === undefined || password === undefined) return undefined;
+    return { username: Buffer.from(username, 'base64').toString('utf8'), password: Buffer.from(password, 'base64').toString('utf8') };
   }
 }

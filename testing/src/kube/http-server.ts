@@ -3,9 +3,11 @@ import { createServer as createHttpServer, type IncomingMessage, type Server as 
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createServer as createNetServer, type Server, type Socket } from 'node:net';
 import { handleAdmin, type AdminControls } from './admin-api.js';
+import { actingUser } from './impersonation.js';
 import { wantsAggregatedDiscovery } from './content-negotiation.js';
 import { aggregatedDiscovery, apiGroupDocument, apiGroupList, apiResourceList, apiVersions, SERVER_VERSION } from './discovery.js';
 import type { FaultState } from './faults.js';
+import { pinnedName } from './field-selector.js';
 import { readBody } from './http-body.js';
 import type { OpenApiDocuments } from './openapi.js';
 import type { RbacAuthorizer } from './rbac-authorizer.js';
@@ -16,6 +18,7 @@ import { asKubeError, badRequest, forbidden, injectedFailure, KubeError, pathNot
 import type { ServingCertificates } from './tls-certificates.js';
 import type { TokenAuthority } from './token-authority.js';
 import type { UserInfo } from './types.js';
+import { isPathSegmentName } from './validation-formats.js';
 
 export interface HttpServerDeps extends ResourceHandlerDeps {
   faults: FaultState;
@@ -144,6 +147,7 @@ export class KubeHttpServer {
       if (authenticated === undefined) throw unauthorized();
       user = authenticated;
     }
+    if (!isAdminPath) user = actingUser(req, user, this.deps.rbac);
 
     if (isAdminPath) {
       if (!user.groups.includes('system:masters')) throw forbidden(`forbidden: User "${user.username}" cannot use the emulator's admin API`);
@@ -164,13 +168,17 @@ export class KubeHttpServer {
       this.serveNonResource(req, res, path);
       return;
     }
+    // A list or watch pinned to one name by `fieldSelector=metadata.name=x` is authorized as that name, so
+    // resourceNames rules allow it (apiserver's requestinfo does the same).
+    const pinned = info.name === undefined && (info.verb === 'list' || info.verb === 'watch') ? pinnedName(url.searchParams.get('fieldSelector')) : undefined;
+    const name = info.name ?? (pinned !== undefined && isPathSegmentName(pinned).length === 0 ? pinned : undefined);
     const attributes = {
       verb: info.verb,
       group: info.group,
       resource: info.resource,
       ...(info.subresource !== undefined ? { subresource: info.subresource } : {}),
       ...(info.namespace !== undefined ? { namespace: info.namespace } : {}),
-      ...(info.name !== undefined ? { name: info.name } : {}),
+      ...(name !== undefined ? { name } : {}),
     };
     if (!this.deps.rbac.allowsResource(user, attributes)) throw this.deps.rbac.resourceForbidden(user, attributes);
     const reply = await handleResource(this.deps, info, user, req, res, url.searchParams);

@@ -1,5 +1,5 @@
 // Field ownership (metadata.managedFields) and server-side apply: merge, conflicts between managers, removal of fields a manager stopped applying.
-import { addPath, deleteAt, describePath, fieldSetOf, hasPath, leafPaths, removePath, valueAt, type FieldPath, type FieldTree } from './field-sets.js';
+import { addPath, deleteAt, describePath, fieldSetOf, hasPath, keyValue, leafPaths, ownsPath, removePath, valueAt, type FieldPath, type FieldTree } from './field-sets.js';
 import { childSchema, type Schema } from './schema.js';
 import { KubeError } from './status-errors.js';
 import { deepClone, isRecord, type KubeObject, type ManagedFieldsEntry } from './types.js';
@@ -81,7 +81,7 @@ export function mergeApplied(live: unknown, applied: unknown, schema: Schema | u
       const out = [...live];
       for (const item of applied) {
         if (!isRecord(item)) continue;
-        const i = out.findIndex((o) => isRecord(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])));
+        const i = out.findIndex((o) => isRecord(o) && keys.every((k) => JSON.stringify(keyValue(o, k)) === JSON.stringify(keyValue(item, k))));
         if (i >= 0) out[i] = mergeApplied(out[i], item, schema?.items);
         else out.push(deepClone(item));
       }
@@ -110,13 +110,13 @@ export function serverSideApply(live: KubeObject | undefined, applied: KubeObjec
     // A manager is its name and operation: kubectl's own earlier Update (kubectl scale) does conflict with its Apply.
     if (sameEntry(e, ctx.manager, 'Apply', ctx.subresource)) continue;
     for (const p of appliedLeaves) {
-      if (hasPath(treeOf(e), p) && JSON.stringify(valueAt(liveView, p)) !== JSON.stringify(valueAt(appliedView, p))) {
-        conflicts.push({ manager: e.manager, apiVersion: e.apiVersion, path: p });
+      if (ownsPath(treeOf(e), p) && JSON.stringify(valueAt(liveView, p)) !== JSON.stringify(valueAt(appliedView, p))) {
+        conflicts.push({ manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, ...(e.subresource ? { subresource: e.subresource } : {}), path: p });
       }
     }
   }
   if (conflicts.length > 0 && !ctx.force) throw applyConflict(conflicts);
-  if (ctx.force) for (const c of conflicts) for (const e of entries) if (!sameEntry(e, ctx.manager, 'Apply', ctx.subresource) && hasPath(treeOf(e), c.path)) removePath(treeOf(e), c.path);
+  if (ctx.force) for (const c of conflicts) for (const e of entries) if (!sameEntry(e, ctx.manager, 'Apply', ctx.subresource) && ownsPath(treeOf(e), c.path)) removePath(treeOf(e), c.path);
 
   let merged: KubeObject;
   if (live === undefined) merged = deepClone(applied);
@@ -140,7 +140,9 @@ export function serverSideApply(live: KubeObject | undefined, applied: KubeObjec
 
 export interface FieldConflict {
   manager: string;
+  operation: ManagedFieldsEntry['operation'];
   apiVersion: string;
+  subresource?: string;
   path: FieldPath;
 }
 
@@ -174,16 +176,37 @@ export function fieldsFromLastApplied(live: KubeObject, ctx: OwnershipContext): 
   return allowed;
 }
 
+/**
+ * The manager as structured-merge-diff identifies it (BuildManagerIdentifier: no time, no apiVersion for appliers),
+ * which is also what conflicts are grouped and sorted by.
+ */
+function managerIdentifier(c: FieldConflict): string {
+  return JSON.stringify({ manager: c.manager, operation: c.operation, ...(c.operation === 'Update' ? { apiVersion: c.apiVersion } : {}), ...(c.subresource ? { subresource: c.subresource } : {}) });
+}
+
+/** How the apiserver prints a manager in a conflict (fieldmanager printManager). */
+function describeManager(c: FieldConflict): string {
+  const name = `${JSON.stringify(c.manager)}${c.subresource ? ` with subresource ${JSON.stringify(c.subresource)}` : ''}`;
+  return c.operation === 'Update' ? `${name} using ${c.apiVersion}` : name;
+}
+
+/** The 409 of a server-side apply with conflicts, worded as k8s.io/apiserver's fieldmanager words it. */
 export function applyConflict(conflicts: FieldConflict[]): ApplyConflictError {
-  const n = conflicts.length;
-  const byManager = new Map<string, string[]>();
-  for (const c of conflicts) {
-    const k = `conflict with "${c.manager}" using ${c.apiVersion}`;
-    byManager.set(k, [...(byManager.get(k) ?? []), describePath(c.path)]);
+  let message: string;
+  if (conflicts.length === 1) {
+    const c = conflicts[0] as FieldConflict;
+    message = `Apply failed with 1 conflict: conflict with ${describeManager(c)}: ${describePath(c.path)}`;
+  } else {
+    const byManager = new Map<string, FieldConflict[]>();
+    for (const c of conflicts) byManager.set(managerIdentifier(c), [...(byManager.get(managerIdentifier(c)) ?? []), c]);
+    const lines: string[] = [];
+    for (const id of [...byManager.keys()].sort()) {
+      const group = byManager.get(id) as FieldConflict[];
+      lines.push(`conflicts with ${describeManager(group[0] as FieldConflict)}:`, ...group.map((c) => `- ${describePath(c.path)}`).sort());
+    }
+    message = `Apply failed with ${conflicts.length} conflicts: ${lines.join('\n')}`;
   }
-  const lines = [...byManager.entries()].map(([who, paths]) => (paths.length === 1 ? `${who}: ${paths[0]}` : `${who.replace('conflict', 'conflicts')}:\n${paths.map((p) => `- ${p}`).join('\n')}`));
-  const message = `Apply failed with ${n} conflict${n === 1 ? '' : 's'}: ${lines.join('\n')}`;
   return new ApplyConflictError(message, {
-    causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with "${c.manager}" using ${c.apiVersion}`, field: describePath(c.path) })),
+    causes: conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${describeManager(c)}`, field: describePath(c.path) })),
   }, conflicts);
 }

@@ -10,6 +10,8 @@ export interface DeleteOptions {
   propagationPolicy?: PropagationPolicy;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
+  /** The client set the deprecated orphanDependents=false (the only case the real server answers 202 to a delete still under way). */
+  orphanDependentsFalse?: boolean;
 }
 
 export interface DeleteResult {

@@ -39,6 +39,7 @@ const KINDS: Record<string, MessageSpec> = {
     } }],
   },
   'authentication.k8s.io/v1/SelfSubjectReview': { 1: ['metadata', { message: OBJECT_META }] },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': { 1: ['metadata', { message: OBJECT_META }], 2: ['spec', { message: { 1: ['namespace', 'string'] } }] },
   'coordination.k8s.io/v1/Lease': {
     1: ['metadata', { message: OBJECT_META }],
     2: ['spec', { message: { 1: ['holderIdentity', 'string'], 2: ['leaseDurationSeconds', 'int'], 3: ['acquireTime', 'microTime'], 4: ['renewTime', 'microTime'], 5: ['leaseTransitions', 'int'], 6: ['strategy', 'string'], 7: ['preferredHolder', 'string'] } }],

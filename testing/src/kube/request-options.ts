@@ -25,6 +25,7 @@ export function deleteOptions(query: URLSearchParams, body: unknown): DeleteOpti
   const b = isRecord(body) ? body : {};
   let policy = (b.propagationPolicy ?? query.get('propagationPolicy') ?? undefined) as PropagationPolicy | undefined;
   if (policy === undefined && (b.orphanDependents === true || query.get('orphanDependents') === 'true')) policy = 'Orphan';
+  if (policy === undefined && (b.orphanDependents === false || query.get('orphanDependents') === 'false')) policy = 'Background';
   if (policy !== undefined && !['Background', 'Foreground', 'Orphan'].includes(policy)) {
     throw badRequest(`propagationPolicy: Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan"`);
   }
@@ -34,6 +35,7 @@ export function deleteOptions(query: URLSearchParams, body: unknown): DeleteOpti
     ...(policy !== undefined ? { propagationPolicy: policy } : {}),
     preconditions: { ...(typeof pre.uid === 'string' ? { uid: pre.uid } : {}), ...(typeof pre.resourceVersion === 'string' ? { resourceVersion: pre.resourceVersion } : {}) },
     dryRun,
+    ...(b.orphanDependents === false || query.get('orphanDependents') === 'false' ? { orphanDependentsFalse: true } : {}),
   };
 }
 

@@ -154,7 +154,8 @@ export async function handleResource(deps: ResourceHandlerDeps, info: ResourceRe
       if (result.removed && type.custom) {
         return { status: 200, body: { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details: { name, group: type.group, kind: type.plural, uid: result.object.metadata.uid } } };
       }
-      return { status: result.removed ? 200 : 202, body: result.object };
+      // 202 only when the object is still there and the client asked with orphanDependents=false (handlers/delete.go).
+      return { status: !result.removed && opts.orphanDependentsFalse === true ? 202 : 200, body: result.object };
     }
     case 'deletecollection': {
       const opts = deleteOptions(query, decodeOptionalBody(req, await readBody(req)));

@@ -1,4 +1,4 @@
-// Create-only endpoints that answer a question instead of storing an object: TokenRequest, TokenReview, SelfSubjectReview, (Self)SubjectAccessReview.
+// Create-only endpoints that answer a question instead of storing an object: TokenRequest, TokenReview, SelfSubjectReview, (Self)SubjectAccessReview, SelfSubjectRulesReview.
 import type { RbacAuthorizer } from './rbac-authorizer.js';
 import { badRequest, notFound } from './status-errors.js';
 import type { TokenAuthority } from './token-authority.js';
@@ -61,9 +61,9 @@ export function review(ctx: ReviewContext, type: ResourceType, body: unknown): R
       }
       const ra = isRecord(spec.resourceAttributes) ? spec.resourceAttributes : undefined;
       const nra = isRecord(spec.nonResourceAttributes) ? spec.nonResourceAttributes : undefined;
-      let allowed = false;
+      let decision = { allowed: false, reason: '' };
       if (ra !== undefined) {
-        allowed = ctx.rbac.allowsResource(subject, {
+        decision = ctx.rbac.decideResource(subject, {
           verb: String(ra.verb ?? ''),
           group: String(ra.group ?? ''),
           resource: String(ra.resource ?? ''),
@@ -72,9 +72,13 @@ export function review(ctx: ReviewContext, type: ResourceType, body: unknown): R
           ...(typeof ra.name === 'string' && ra.name !== '' ? { name: ra.name } : {}),
         });
       } else if (nra !== undefined) {
-        allowed = ctx.rbac.allowsPath(subject, String(nra.verb ?? ''), String(nra.path ?? ''));
+        decision = ctx.rbac.decidePath(subject, String(nra.verb ?? ''), String(nra.path ?? ''));
       }
-      return { ...base, spec, status: { allowed, ...(allowed ? { reason: 'RBAC: allowed by the emulator\'s RBAC rules' } : {}) } };
+      return { ...base, spec, status: { allowed: decision.allowed, ...(decision.reason !== '' ? { reason: decision.reason } : {}) } };
+    }
+    case 'SelfSubjectRulesReview': {
+      const namespace = typeof spec.namespace === 'string' ? spec.namespace : '';
+      return { ...base, spec, status: ctx.rbac.rulesReview(ctx.user, namespace) };
     }
     default:
       throw badRequest(`${type.kind} is not supported`);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
-import { ok, startEmulatorFixture } from './emulator-fixture.js';
+import { FIXTURES, ok, startEmulatorFixture } from './emulator-fixture.js';
 
 test('a ServiceAccount token from kubectl create token is forbidden without a rule and allowed with a bound Role', async (t) => {
   const f = await startEmulatorFixture(t);
@@ -82,4 +82,81 @@ test('ClusterRoles bound cluster-wide, subresources and resourceNames are honour
   assert.equal(((await anonymous.json()) as { message: string }).message, 'namespaces is forbidden: User "system:anonymous" cannot list resource "namespaces" in API group "" at the cluster scope');
   assert.equal((await fetch(`${f.emulator.url}/version`)).status, 200);
   assert.equal((await f.request('GET', '/api/v1/namespaces', undefined, { token: 'not-a-token' })).status, 401);
+});
+
+test('403 bodies and reasons as kube-apiserver writes them: no empty group, a missing Role named, "allowed by" in reviews; kubectl auth can-i --list and --as', async (t) => {
+  const f = await startEmulatorFixture(t);
+  ok(await f.kubectl(['apply', '-f', join(FIXTURES, 'recordernode-crd.yaml')]), 'crd');
+  ok(await f.kubectl(['create', 'serviceaccount', 'recorder']), 'sa');
+  const token = ok(await f.kubectl(['create', 'token', 'recorder']), 'token').trim();
+  const as = (method: string, path: string, body?: unknown) => f.request(method, path, body, { token, contentType: method === 'PATCH' ? 'application/merge-patch+json' : 'application/json' });
+
+  const pods = await as('GET', '/api/v1/namespaces/default/pods');
+  assert.deepEqual(pods.body, {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', reason: 'Forbidden', code: 403, details: { kind: 'pods' },
+    message: 'pods is forbidden: User "system:serviceaccount:default:recorder" cannot list resource "pods" in API group "" in the namespace "default"',
+  });
+  const status = await as('PATCH', '/apis/vigil.io/v1alpha1/recordernodes/n1/status', { status: { url: 'http://x' } });
+  assert.deepEqual((status.body as { details: unknown }).details, { name: 'n1', group: 'vigil.io', kind: 'recordernodes' });
+  assert.equal((status.body as { message: string }).message, 'recordernodes.vigil.io "n1" is forbidden: User "system:serviceaccount:default:recorder" cannot patch resource "recordernodes/status" in API group "vigil.io" at the cluster scope');
+
+  // A binding to a Role that does not exist: RBAC says so in the 403.
+  ok(await f.kubectl(['create', 'rolebinding', 'reads', '--role=pod-reader', '--serviceaccount=default:recorder']), 'binding to a missing role');
+  assert.equal(((await as('GET', '/api/v1/namespaces/default/pods')).body as { message: string }).message,
+    'pods is forbidden: User "system:serviceaccount:default:recorder" cannot list resource "pods" in API group "" in the namespace "default": RBAC: role.rbac.authorization.k8s.io "pod-reader" not found');
+  ok(await f.kubectl(['create', 'role', 'pod-reader', '--verb=get,list', '--resource=pods']), 'the role');
+  assert.equal((await as('GET', '/api/v1/namespaces/default/pods')).status, 200);
+  const review = await as('POST', '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', { spec: { resourceAttributes: { namespace: 'default', verb: 'list', resource: 'pods' } } });
+  assert.deepEqual((review.body as { status: unknown }).status, { allowed: true, reason: 'RBAC: allowed by RoleBinding "reads/default" of Role "pod-reader" to ServiceAccount "recorder/default"' });
+
+  // kubectl auth can-i --list reads a SelfSubjectRulesReview.
+  const saConfig = join(f.dir, 'recorder.kubeconfig');
+  await f.emulator.writeKubeconfig(saConfig, { token, user: 'recorder' });
+  const list = ok(await f.kubectl(['auth', 'can-i', '--list', '-n', 'default'], { kubeconfig: saConfig }), 'can-i --list');
+  assert.match(list, /^pods\s+\[\]\s+\[\]\s+\[get list\]$/m);
+  assert.match(list, /^selfsubjectaccessreviews.authorization.k8s.io\s+\[\]\s+\[\]\s+\[create\]$/m);
+
+  // --as: the admin may impersonate; the answers are the impersonated account's.
+  assert.equal((await f.kubectl(['auth', 'can-i', 'list', 'pods', '--as=system:serviceaccount:default:recorder'])).stdout.trim(), 'yes');
+  assert.equal((await f.kubectl(['auth', 'can-i', 'delete', 'pods', '--as=system:serviceaccount:default:recorder'])).stdout.trim(), 'no');
+  const impersonated = await f.kubectl(['get', 'secrets', '--as=system:serviceaccount:default:recorder']);
+  assert.match(impersonated.stderr, /secrets is forbidden: User "system:serviceaccount:default:recorder" cannot list resource "secrets" in API group "" in the namespace "default"/);
+  // The account itself may not impersonate anyone.
+  const escalate = await f.kubectl(['get', 'pods', '--as=system:serviceaccount:kube-system:default'], { kubeconfig: saConfig });
+  assert.match(escalate.stderr, /serviceaccounts "default" is forbidden: User "system:serviceaccount:default:recorder" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "kube-system"/);
+});
+
+test('resourceNames: a list or watch pinned to the name by a field selector is allowed, a plain list and a create are not', async (t) => {
+  const f = await startEmulatorFixture(t);
+  ok(await f.kubectl(['create', 'serviceaccount', 'recorder']), 'sa');
+  ok(await f.kubectl(['create', 'secret', 'generic', 'own', '--from-literal=k=v']), 'own secret');
+  ok(await f.kubectl(['create', 'secret', 'generic', 'other', '--from-literal=k=v']), 'other secret');
+  ok(await f.kubectl(['create', 'role', 'own-secret', '--verb=get,list,watch,create,update', '--resource=secrets', '--resource-name=own']), 'role');
+  ok(await f.kubectl(['create', 'rolebinding', 'own-secret', '--role=own-secret', '--serviceaccount=default:recorder']), 'binding');
+  const token = await f.emulator.issueServiceAccountToken('default', 'recorder');
+  const as = (method: string, path: string, body?: unknown) => f.request(method, path, body, { token });
+  assert.equal((await as('GET', '/api/v1/namespaces/default/secrets/own')).status, 200);
+  assert.equal((await as('GET', '/api/v1/namespaces/default/secrets/other')).status, 403);
+  const pinned = await as('GET', '/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Down');
+  assert.deepEqual([pinned.status, (pinned.body as { items: Array<{ metadata: { name: string } }> }).items.map((s) => s.metadata.name)], [200, ['own']]);
+  const everything = await as('GET', '/api/v1/namespaces/default/secrets');
+  assert.equal(everything.status, 403);
+  const otherPinned = await as('GET', '/api/v1/namespaces/default/secrets?fieldSelector=metadata.name%3Dother');
+  assert.equal((otherPinned.body as { message: string }).message, 'secrets "other" is forbidden: User "system:serviceaccount:default:recorder" cannot list resource "secrets" in API group "" in the namespace "default"');
+  // A watch of the one name, as an informer scoped to it opens.
+  const watch = await fetch(`${f.emulator.url}/api/v1/namespaces/default/secrets?watch=true&fieldSelector=metadata.name%3Down&timeoutSeconds=1`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(watch.status, 200);
+  await watch.text();
+  // A create has no name to match: resourceNames never allow it.
+  const created = await as('POST', '/api/v1/namespaces/default/secrets', { metadata: { name: 'own' }, data: {} });
+  assert.equal(created.status, 403);
+});
+
+test('a Secret kubectl creates without a type is Opaque, and a field selector on the type finds it', async (t) => {
+  const f = await startEmulatorFixture(t);
+  // kubectl create secret generic sends type "" (protobuf): the server's SetDefaults_Secret makes it Opaque.
+  for (const name of ['a', 'b']) ok(await f.kubectl(['create', 'secret', 'generic', name, '--from-literal=k=v']), `secret ${name}`);
+  ok(await f.kubectl(['apply', '-f', '-'], { input: 'apiVersion: v1\nkind: Secret\nmetadata: {name: c}\ntype: kubernetes.io/tls\ndata: {tls.crt: Y2VydA==, tls.key: a2V5}\n' }), 'tls secret');
+  assert.equal(ok(await f.kubectl(['get', 'secret', 'a', '-o', 'jsonpath={.type}']), 'type'), 'Opaque');
+  assert.equal(ok(await f.kubectl(['get', 'secrets', '--field-selector', 'type=Opaque', '-o', 'name']), 'by type').trim().split('\n').sort().join(' '), 'secret/a secret/b');
 });

@@ -1,0 +1,65 @@
+// The chart installed into the emulator with `helm install`, and vigil-operator running as a real process the way its
+// Pod would: the Deployment's own arguments, the settings from the chart's ConfigMap, a token of the chart's operator
+// ServiceAccount (the emulator enforces the chart's RBAC). Plus a stand-in for a recorder's heartbeat.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { CHART_DIR, writeValues } from './chart.js';
+import { OperatorProcess } from './operator-process.js';
+
+export const NS = 'vigil';
+
+export interface InstalledRelease {
+  cluster: EmulatedCluster;
+  operator: OperatorProcess;
+  /** kubectl as the cluster admin; fails the test on a non-zero exit. */
+  kubectl(args: string[], input?: string): Promise<string>;
+}
+
+/** `helm install vigil` with these values into namespace vigil, then the operator. */
+export async function installWithOperator(t: TestContext, values: Record<string, unknown> = {}): Promise<InstalledRelease> {
+  const cluster = await startEmulatedCluster(t);
+  const kubectl = async (args: string[], input?: string) => ok(await cluster.kubectl(args, input !== undefined ? { input } : {}), args.join(' '));
+  const file = await writeValues(cluster.dir, { image: { repository: 'registry.example/vigil' }, ...values });
+  ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', NS, '--create-namespace', '-f', file, '--wait', '--timeout', '90s']), 'helm install');
+  const settingsFile = join(cluster.dir, 'settings.yaml');
+  await writeFile(settingsFile, await kubectl(['-n', NS, 'get', 'cm', 'vigil-operator-settings', '-o', 'jsonpath={.data.settings\\.yaml}']));
+  const chartArgs = JSON.parse(await kubectl(['-n', NS, 'get', 'deploy', 'vigil-operator', '-o', 'jsonpath={.spec.template.spec.containers[0].args}'])) as string[];
+  const args = chartArgs.map((a) => (a.startsWith('--settings=') ? `--settings=${settingsFile}` : a.startsWith('--listen=') ? '--listen=127.0.0.1:0' : a));
+  const operatorKubeconfig = await cluster.serviceAccountKubeconfig(NS, 'vigil-operator');
+  const operator = await OperatorProcess.start(t, args, { KUBECONFIG: operatorKubeconfig, POD_NAMESPACE: NS, POD_NAME: 'vigil-operator-test' });
+  return { cluster, operator, kubectl };
+}
+
+/** A Node as kubectl applies it. */
+export async function addNode(release: InstalledRelease, name: string): Promise<void> {
+  await release.kubectl(['apply', '-f', '-'], `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${name}\n  labels:\n    kubernetes.io/hostname: ${name}\n`);
+}
+
+/**
+ * Renews `vigil-node-<node>` every 2 s as the chart's recorder ServiceAccount (server-side apply, as a recorder would
+ * need to); stopped when the test ends. `errors` collects refused renewals.
+ */
+export async function heartbeat(t: TestContext, release: InstalledRelease, node: string): Promise<{ errors: string[]; stop(): void }> {
+  const token = await release.cluster.emulator.issueServiceAccountToken(NS, 'vigil-recorder');
+  const errors: string[] = [];
+  let stopped = false;
+  const renew = async () => {
+    if (stopped) return;
+    const now = new Date().toISOString().replace('Z', '000Z');
+    const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `vigil-node-${node}`, namespace: NS }, spec: { holderIdentity: node, leaseDurationSeconds: 15, renewTime: now } };
+    const res = await fetch(`${release.cluster.emulator.url}/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/vigil-node-${node}?fieldManager=test-recorder&force=true`, {
+      method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(lease), signal: AbortSignal.timeout(5000),
+    });
+    if (!res.ok) errors.push(`${res.status} ${await res.text()}`);
+  };
+  await renew();
+  const timer = setInterval(() => void renew(), 2000);
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  t.after(stop);
+  return { errors, stop };
+}

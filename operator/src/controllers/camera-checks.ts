@@ -1,0 +1,59 @@
+// The Camera checks the operator makes before and apart from any recorder: a credentialsSecretRef that does not resolve
+// and a source used by two Cameras become a False condition and a Warning Event naming the Secret or the other Camera.
+// The conditions are applied server-side under a field manager of their own, so the assignment's and the recorders'
+// status writes and these never drop each other's fields.
+import { API_VERSION, CAMERA_KIND, CameraCondition, type Camera } from '@vigil/crds';
+import { isConflict, isNotFound, Resources, type Secret } from '@vigil/kube';
+import { checkCredentials, reservedSecrets } from '../desired/camera-credentials.js';
+import { checksChanged, desiredCheckConditions } from '../desired/camera-checks.js';
+import { findCondition } from '../desired/conditions.js';
+import { duplicateSources } from '../desired/duplicate-sources.js';
+import { forEachLimited } from '../runtime/concurrency.js';
+import type { ReconcileResult } from '../runtime/controller.js';
+import { nsKey, type ControllerContext } from './context.js';
+
+export const CHECKS_KEY = 'cameras';
+export const CHECKS_FIELD_MANAGER = 'vigil-operator-checks';
+/** Condition writes in flight at once (500 new Cameras are checked in about a second, not ten). */
+const WRITE_CONCURRENCY = 8;
+
+/** The Secret of that name that camera credentials may come from (Opaque or basic-auth), from the caches. */
+export function credentialSecretOf(ctx: ControllerContext): (name: string) => Secret | undefined {
+  return (name) => ctx.caches.secrets.get(nsKey(ctx, name)) ?? ctx.caches.basicAuthSecrets.get(nsKey(ctx, name));
+}
+
+export function reconcileCameraChecksFor(ctx: ControllerContext) {
+  const reserved = reservedSecrets(ctx.settings);
+  return async (_key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
+    const now = ctx.clock.now();
+    const cameras = ctx.caches.cameras.list().filter((c) => !c.metadata.deletionTimestamp);
+    const duplicates = duplicateSources(cameras);
+    const secretOf = credentialSecretOf(ctx);
+    const changed = cameras
+      .map((cam) => ({ cam, wanted: desiredCheckConditions(cam, checkCredentials(cam, secretOf, reserved), duplicates.get(cam.metadata.name ?? '') ?? [], now) }))
+      .filter(({ cam, wanted }) => checksChanged(cam, wanted));
+    let conflicts = 0;
+    await forEachLimited(changed, WRITE_CONCURRENCY, async ({ cam, wanted }) => {
+      if (signal.aborted) return;
+      const applied = { apiVersion: API_VERSION, kind: CAMERA_KIND, metadata: { name: cam.metadata.name, namespace: ctx.namespace }, status: { conditions: wanted } };
+      let written: Camera;
+      try {
+        written = await ctx.client.apply<Camera>(Resources.cameras, applied as unknown as Camera, { fieldManager: CHECKS_FIELD_MANAGER, force: true, subresource: 'status', signal });
+      } catch (err) {
+        if (isNotFound(err)) return;
+        if (isConflict(err)) {
+          conflicts++;
+          return;
+        }
+        throw err;
+      }
+      ctx.caches.cameras.upsert(written);
+      for (const w of wanted) {
+        const before = findCondition(cam.status?.conditions, w.type);
+        if (w.status === 'False' && (before?.status !== 'False' || before.reason !== w.reason || before.message !== w.message)) ctx.events.warning(written, w.reason ?? w.type, w.message ?? '');
+        else if (w.status === 'True' && before?.status === 'False') ctx.events.normal(written, w.type === CameraCondition.CredentialsReady ? 'CredentialsReady' : 'SourceUnique', w.message ?? '');
+      }
+    });
+    return conflicts > 0 ? { requeueAfterMs: 500 } : undefined;
+  };
+}

@@ -1,0 +1,36 @@
+// A Camera's checks → its CredentialsReady and SourceUnique conditions (what a user sees in `kubectl describe cam`
+// before any recorder runs): the Secret it names, and the other Cameras with the same source.
+import { CameraCondition, CameraReason, type Camera, type Condition } from '@vigil/crds';
+import type { CredentialsCheck } from './camera-credentials.js';
+import { findCondition, setCondition } from './conditions.js';
+
+export const CHECK_CONDITIONS = [CameraCondition.CredentialsReady, CameraCondition.SourceUnique] as const;
+
+/** The two conditions as they should be now (lastTransitionTime kept while the status stays). */
+export function desiredCheckConditions(cam: Camera, credentials: CredentialsCheck, sameSource: readonly string[], now: number): Condition[] {
+  const generation = cam.metadata.generation ?? 0;
+  const prev = cam.status?.conditions;
+  const credentialsCondition = { type: CameraCondition.CredentialsReady, status: credentials.ok ? ('True' as const) : ('False' as const), reason: credentials.reason, message: credentials.message, observedGeneration: generation };
+  const unique = sameSource.length === 0
+    ? { type: CameraCondition.SourceUnique, status: 'True' as const, reason: CameraReason.UniqueSource, message: 'no other Camera has this source', observedGeneration: generation }
+    : {
+        type: CameraCondition.SourceUnique,
+        status: 'False' as const,
+        reason: CameraReason.DuplicateSource,
+        message: `Camera ${sameSource.join(', Camera ')} ${sameSource.length === 1 ? 'has' : 'have'} the same source; each is recorded on its own (one connection to the camera each): delete the Camera you did not mean`,
+        observedGeneration: generation,
+      };
+  return CHECK_CONDITIONS.map((type) => {
+    const want = type === CameraCondition.CredentialsReady ? credentialsCondition : unique;
+    const current = findCondition(prev, type);
+    return setCondition(current ? [current] : [], want, now)[0] as Condition;
+  });
+}
+
+/** The conditions differ from what the Camera shows in status, reason or message (times and generations aside). */
+export function checksChanged(cam: Camera, wanted: Condition[]): boolean {
+  return wanted.some((w) => {
+    const c = findCondition(cam.status?.conditions, w.type);
+    return c?.status !== w.status || c.reason !== w.reason || c.message !== w.message || c.observedGeneration !== w.observedGeneration;
+  });
+}
