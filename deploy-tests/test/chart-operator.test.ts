@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ok, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { ok, startEmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
 import { waitUntil } from '@vigil/testing/processes';
 import { CHART_DIR } from './support/chart.js';
 import { OperatorProcess } from './support/operator-process.js';
