@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { parse } from 'yaml';
-import { ok, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { ok, startEmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
 import { CHART_DIR } from './support/chart.js';
 
 /** Runs `script` with bash, kubectl being a function that prints what it was given on stdin. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { parseSettings } from '@vigil/operator/dist/src/config/settings.js';
 import { desiredPod } from '@vigil/operator/dist/src/desired/pod.js';
-import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
 import { configMapText, find, renderChart, type KubeObject } from './support/chart.js';
 
 type PodTemplate = { spec: { template: { spec: Record<string, unknown> & { volumes?: unknown[] } }; volumeClaimTemplates?: Array<{ metadata: { name: string } }> } };

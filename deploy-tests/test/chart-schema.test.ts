@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ok, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { ok, startEmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
 import { parseFlags } from '@vigil/operator/dist/src/config/flags.js';
 import { CHART_DIR, helmTemplate, parseObjects, writeValues } from './support/chart.js';
 

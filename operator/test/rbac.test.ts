@@ -1,7 +1,7 @@
 // The RBAC rule files the chart renders and the tests apply: well-formed, split by scope, and without wildcards.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadRules } from '@vigil/testing/kube-cluster';
+import { loadRules } from '@vigil/testing/kube/test-cluster';
 
 for (const who of ['operator', 'recorder'] as const) {
   test(`helm/vigil/rbac/${who}-rules.yaml: cluster and namespaced PolicyRules, no wildcards`, () => {

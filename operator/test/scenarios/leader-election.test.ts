@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from '../support/fake-recorders.js';
-import { startTestCluster } from '@vigil/testing/kube-cluster';
-import { startOperator, type OperatorProcess } from '@vigil/testing/operator-process';
+import { startTestCluster } from '@vigil/testing/kube/test-cluster';
+import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
 import { applyCameras, assertNoForbidden, assertRecordersAllowed, waitForCameras } from '../support/scenario.js';
 
 async function waitForLeader(proc: OperatorProcess, timeoutMs: number): Promise<number> {

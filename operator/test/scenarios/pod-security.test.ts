@@ -3,8 +3,8 @@
 // operator keeps trying with backoff, and once the namespace allows it (privileged) the Pod is made and the condition clears.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startTestCluster } from '@vigil/testing/kube-cluster';
-import { startOperator } from '@vigil/testing/operator-process';
+import { startTestCluster } from '@vigil/testing/kube/test-cluster';
+import { startOperator } from '@vigil/testing/kube/operator-process';
 import { waitUntil } from '@vigil/testing/processes';
 
 const NODE = 'node-a';

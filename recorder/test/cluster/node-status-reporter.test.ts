@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
-import { startTestCluster } from '@vigil/testing/kube-cluster';
+import { startTestCluster } from '@vigil/testing/kube/test-cluster';
 import { waitUntil } from '@vigil/testing/processes';
 import { ClusterView } from '../../src/cluster/cluster-view.js';
 import { connectToKubernetes, kubeClock } from '../../src/cluster/kube-connection.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startTestCluster } from '@vigil/testing/kube-cluster';
+import { startTestCluster } from '@vigil/testing/kube/test-cluster';
 import { startOnFreshPort } from '@vigil/testing/net';
 import { waitUntil } from '@vigil/testing/processes';
 import { createTestCa } from '@vigil/testing/test-ca';

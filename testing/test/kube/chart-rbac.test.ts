@@ -1,7 +1,7 @@
 // The chart's own RBAC rule files (helm/vigil/rbac) enforced on ServiceAccount tokens from `kubectl create token`: every rule granted where it is granted, every verb it does not grant refused with the real 403.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startTestCluster, loadRules, type TestCluster } from '../../src/kube-cluster.js';
+import { startTestCluster, loadRules, type TestCluster } from '../../src/kube/test-cluster.js';
 
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 

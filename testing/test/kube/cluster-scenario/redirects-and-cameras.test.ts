@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apiJson, apiRequest, forwardedPort, parseServiceUrl, waitForRecording, type ClusterDriver } from '../../src/cluster-scenario.js';
+import { apiJson, apiRequest, forwardedPort, parseServiceUrl, waitForRecording, type ClusterDriver } from '../../../src/kube/cluster-scenario.js';
 
 async function serve(t: { after: (fn: () => Promise<void>) => void }, handler: (req: IncomingMessage) => { status: number; headers?: Record<string, string>; body?: string }): Promise<string> {
   const server: Server = createServer((req, res) => {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import { waitUntil } from '../../src/processes.js';
+import { waitUntil } from '../../../src/processes.js';
 import { ok, startEmulatorFixture } from './emulator-fixture.js';
 
 type Conditioned = { status?: { phase?: string; conditions?: Array<{ type: string; status: string }> }; spec?: { renewTime?: string; holderIdentity?: string; taints?: Array<{ key: string }> } };

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { createServingCertificates } from '../../src/kube/tls-certificates.js';
+import { createServingCertificates } from '../../../src/kube/emulator/tls-certificates.js';
 
 test('every generated CA and server certificate parse, chain, name their hosts and have minimally encoded serials', () => {
   for (let i = 0; i < 300; i++) {

@@ -7,12 +7,12 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import yaml from 'js-yaml';
-import { kubectlPath } from '../../src/kube-tools.js';
-import { freePort } from '../../src/net.js';
-import { waitUntil } from '../../src/processes.js';
-import { tempDir } from '../../src/temp-dir.js';
+import { kubectlPath } from '../../../src/kube/tools.js';
+import { freePort } from '../../../src/net.js';
+import { waitUntil } from '../../../src/processes.js';
+import { tempDir } from '../../../src/temp-dir.js';
 
-const BIN = fileURLToPath(new URL('../../../bin/vigil-kube-emulator.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../../bin/vigil-kube-emulator.js', import.meta.url));
 
 test('vigil-kube-emulator serves on --listen, writes --kubeconfig, creates --nodes and exits cleanly on SIGTERM', async (t) => {
   const dir = await tempDir(t, 'vigil-kube-bin-');

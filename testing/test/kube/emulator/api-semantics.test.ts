@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { waitUntil } from '../../src/processes.js';
+import { waitUntil } from '../../../src/processes.js';
 import { FIXTURES, ok, startEmulatorFixture, type EmulatorFixture } from './emulator-fixture.js';
 
 type Obj = { metadata: { name: string; uid: string; resourceVersion: string; generation?: number; deletionTimestamp?: string; finalizers?: string[]; ownerReferences?: unknown[] }; [k: string]: unknown };

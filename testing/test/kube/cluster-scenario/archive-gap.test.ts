@@ -1,7 +1,7 @@
 // The archive gap from a segment listing: touching segments, a failover's hole, double recording, a stream that stopped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { largestGap, spansOf, type SegmentRecord } from '../../src/cluster-scenario.js';
+import { largestGap, spansOf, type SegmentRecord } from '../../../src/kube/cluster-scenario.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00Z') / 1000;
 const seg = (startOffset: number, endOffset: number, open = false, seq = startOffset): SegmentRecord => ({

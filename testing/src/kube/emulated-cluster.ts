@@ -1,11 +1,11 @@
 // Test support: a Kubernetes API emulator with real kubectl and helm bound to it (kubeconfig, private HOME), for tests of other workspaces.
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import type { CommandResult } from './command.js';
-import { runHelm, runKubectl, startKubeEmulator, type KubeEmulator } from './kube-emulator.js';
-import { tempDir } from './temp-dir.js';
+import type { CommandResult } from '../command.js';
+import { runHelm, runKubectl, startKubeEmulator, type KubeEmulator } from './emulator.js';
+import { tempDir } from '../temp-dir.js';
 
-export { ok, runCommand, type CommandResult } from './command.js';
+export { ok, runCommand, type CommandResult } from '../command.js';
 
 export interface EmulatedCluster {
   emulator: KubeEmulator;

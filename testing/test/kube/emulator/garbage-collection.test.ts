@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { waitUntil } from '../../src/processes.js';
+import { waitUntil } from '../../../src/processes.js';
 import { FIXTURES, ok, startEmulatorFixture, type EmulatorFixture } from './emulator-fixture.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; uid: string; namespace?: string; deletionTimestamp?: string; finalizers?: string[] } };

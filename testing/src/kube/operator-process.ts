@@ -4,9 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { REPO_ROOT, type TestCluster } from './kube-cluster.js';
-import { waitUntil } from './processes.js';
-import { parsePrometheusText, type Exposition } from './prometheus-text.js';
+import { REPO_ROOT, type TestCluster } from './test-cluster.js';
+import { waitUntil } from '../processes.js';
+import { parsePrometheusText, type Exposition } from '../prometheus-text.js';
 
 export const OPERATOR_BIN = join(REPO_ROOT, 'operator/bin/vigil-operator.js');
 

@@ -1,7 +1,7 @@
 // A ClusterDriver for a real cluster (kind): kubectl for everything, and port-forwards to the API Service and to the
 // node Services that 307s name, so a scenario outside the cluster follows redirects as a client inside it would.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { runCommand } from '../command.js';
+import { runCommand } from '../../command.js';
 import type { ClusterDriver } from './driver.js';
 
 export interface KubectlDriverOptions {

@@ -1,7 +1,7 @@
 // The emulator's own HTTP API under /emulator/ (admin token only): fault injection, fake-kubelet knobs and ServiceAccount tokens for the binary's users.
 import { badRequest, pathNotFound } from './status-errors.js';
 import { isRecord } from './types.js';
-import type { KubeEmulatorFaults, KubeEmulatorKubelet } from './emulator.js';
+import type { KubeEmulatorFaults, KubeEmulatorKubelet } from './instance.js';
 
 /** What the admin API drives: the emulator's faults and fake kubelet, token issuing and statistics. */
 export interface AdminControls extends KubeEmulatorFaults, KubeEmulatorKubelet {

@@ -1,7 +1,7 @@
 // Watching a roll of the recorder Pods: one node at a time is what the operator promises; two at once must show.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { recorderPodStates, RollTracker, type RecorderPodState } from '../../src/cluster-scenario.js';
+import { recorderPodStates, RollTracker, type RecorderPodState } from '../../../src/kube/cluster-scenario.js';
 
 const pod = (node: string, hash: string, ready = true, deleting = false): RecorderPodState => ({ node, name: `vigil-recorder-${node}`, uid: `${node}-${hash}`, ready, deleting, templateHash: hash });
 const NODES = ['a', 'b', 'c'];

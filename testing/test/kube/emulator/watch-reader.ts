@@ -1,5 +1,5 @@
 // Test support: reads a watch stream from the emulator line by line, collecting its events.
-import { waitUntil } from '../../src/processes.js';
+import { waitUntil } from '../../../src/processes.js';
 
 export interface WatchEvent {
   type: string;

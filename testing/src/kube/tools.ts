@@ -2,8 +2,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The compiled file lives in testing/dist/src/, the binaries in testing/.tools/. */
-const TOOLS_DIR = fileURLToPath(new URL('../../.tools/', import.meta.url));
+/** The compiled file lives in testing/dist/src/kube/, the binaries in testing/.tools/. */
+const TOOLS_DIR = fileURLToPath(new URL('../../../.tools/', import.meta.url));
 
 function tool(name: 'kubectl' | 'helm', envVar: string): string {
   const path = process.env[envVar] ?? `${TOOLS_DIR}${name}`;

@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import yaml from 'js-yaml';
-import { waitUntil } from '../../src/processes.js';
+import { waitUntil } from '../../../src/processes.js';
 import { FIXTURES, ok, startEmulatorFixture } from './emulator-fixture.js';
 
 function apiCode(err: unknown): number | undefined {

@@ -2,11 +2,11 @@
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { runHelm, runKubectl, startKubeEmulator, type CommandResult, type KubeEmulator, type KubeEmulatorOptions } from '../../src/kube-emulator.js';
-import { tempDir } from '../../src/temp-dir.js';
+import { runHelm, runKubectl, startKubeEmulator, type CommandResult, type KubeEmulator, type KubeEmulatorOptions } from '../../../src/kube/emulator.js';
+import { tempDir } from '../../../src/temp-dir.js';
 
-/** testing/test/kube/fixtures (the compiled test runs from testing/dist/test/kube/). */
-export const FIXTURES = fileURLToPath(new URL('../../../test/kube/fixtures/', import.meta.url));
+/** testing/test/kube/emulator/fixtures (the compiled test runs from testing/dist/test/kube/emulator/). */
+export const FIXTURES = fileURLToPath(new URL('../../../../test/kube/emulator/fixtures/', import.meta.url));
 
 export type { CommandResult };
 

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { kubectlPath } from '../../src/kube-tools.js';
-import { waitUntil } from '../../src/processes.js';
+import { kubectlPath } from '../../../src/kube/tools.js';
+import { waitUntil } from '../../../src/processes.js';
 import { FIXTURES, ok, startEmulatorFixture } from './emulator-fixture.js';
 
 const CAMERA_CRD = join(FIXTURES, 'camera-crd.yaml');

@@ -7,12 +7,12 @@ import type { TestContext } from 'node:test';
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthorizationV1Api, type V1PolicyRule } from '@kubernetes/client-node';
 import type { Camera, RecorderNode } from '@vigil/crds';
 import { parse } from 'yaml';
-import { ok } from './command.js';
+import { ok } from '../command.js';
 import { startEmulatedCluster } from './emulated-cluster.js';
-import type { KubeEmulator } from './kube-emulator.js';
+import type { KubeEmulator } from './emulator.js';
 
-/** The repository root (this file is compiled to testing/dist/src/). */
-export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+/** The repository root (this file is compiled to testing/dist/src/kube/). */
+export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 export const CRD_DIR = join(REPO_ROOT, 'helm/vigil/crds');
 
 export interface RbacRules {
