@@ -32,6 +32,8 @@ export class NativeRunner implements IngestRunner {
   readonly #opts: NativeRunnerOptions;
   #audioSkipLogged = false;
   #clockStepLogged = false;
+  #rtpStepLogged = false;
+  #reorderLogged = false;
 
   constructor(opts: NativeRunnerOptions) {
     this.#opts = opts;
@@ -60,7 +62,7 @@ export class NativeRunner implements IngestRunner {
     };
 
     const assembler = new NativeStreamAssembler(
-      { onInit: handlers.onInit, onFragment: handlers.onFragment, onUnsupported: (reason) => end({ detail: { reason }, unsupported: reason }) },
+      { onInit: handlers.onInit, onFragment: handlers.onFragment },
       { audio: undefined, mayHoldPictures: () => !handlers.watchedLive() },
     );
     log.info({ source: redactText(camera.source), ingest: 'native' }, 'ingest started');
@@ -106,7 +108,7 @@ export class NativeRunner implements IngestRunner {
       if (audio !== undefined) {
         tracks.push(audio);
         clocks.push(new RtpClock(audio.clockRate));
-        assembler.setAudio((audio as AudioDepacketizer).config);
+        assembler.setAudio({ config: (audio as AudioDepacketizer).config, clockRate: audio.clockRate });
       }
       const reports = new ReceiverReports(tracks.map((depacketizer, i) => ({ depacketizer, clock: clocks[i] as RtpClock })));
       rtcp.reports = reports;
@@ -153,5 +155,14 @@ export class NativeRunner implements IngestRunner {
     }
     assembler.setParameterSets(depacketizer.parameterSets);
     assembler.pushVideo(au, ticks, named);
+    const events = assembler.videoEvents;
+    if (events.clockSteps > 0 && !this.#rtpStepLogged) {
+      this.#rtpStepLogged = true;
+      this.#opts.log.warn('the camera clock stepped (its RTP timestamps jumped); the recording carries on without a gap');
+    }
+    if (events.reorderGrowths > 0 && !this.#reorderLogged) {
+      this.#reorderLogged = true;
+      this.#opts.log.info({ reorder_depth: events.reorderDepth }, 'the camera reorders more pictures than it announced; decode times adjusted');
+    }
   }
 }
