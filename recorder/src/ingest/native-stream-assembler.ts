@@ -178,7 +178,12 @@ export class NativeStreamAssembler {
     const order = this.#order.orderOf(au.nalus, sets);
     if (this.#video === undefined) {
       const ordering = sequenceOrdering(sets);
-      this.#video = new VideoTimeline({ reorderDepth: ordering.reorderDepth, ...(ordering.interval === undefined ? {} : { interval: ordering.interval }) });
+      this.#video = new VideoTimeline({
+        reorderDepth: ordering.reorderDepth,
+        // H.264 counts fields: a frame picture moves its POC by 2; H.265 by 1.
+        pocPerPicture: sets.codec === 'h265' ? 1 : 2,
+        ...(ordering.interval === undefined ? {} : { interval: ordering.interval }),
+      });
       this.#firstVideoArrival = this.#now();
     }
     return this.#video.place(ticks, order, au.keyframe);
