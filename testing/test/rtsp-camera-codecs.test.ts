@@ -1,4 +1,4 @@
-// Tests for the RTSP camera fixture's codec options (H.264 profiles and B-frames, H.265, AAC and PCMU audio), as ffprobe sees them.
+// Tests for the RTSP camera fixture's codec options (H.264 profiles and B-frames, H.265 with and without B-frames, AAC, LATM and PCMU audio), as ffprobe sees them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRtspCamera, type RtspCameraOptions } from '../src/rtsp-camera.js';
@@ -61,6 +61,12 @@ const cases: Array<{ name: string; options: RtspCameraOptions; expected: Expecte
   { name: 'H.264 with 2 B-frames (main profile implied)', options: { bframes: 2 }, expected: { codec: 'h264', profile: 'Main', bFrames: true } },
   { name: 'H.264 high profile with 3 B-frames', options: { profile: 'high', bframes: 3 }, expected: { codec: 'h264', profile: 'High', bFrames: true } },
   { name: 'H.265 main', options: { codec: 'h265' }, expected: { codec: 'hevc', profile: 'Main', bFrames: false } },
+  { name: 'H.265 main with 2 B-frames', options: { codec: 'h265', bframes: 2 }, expected: { codec: 'hevc', profile: 'Main', bFrames: true } },
+  {
+    name: 'H.264 with AAC audio as MP4A-LATM',
+    options: { audio: 'latm' },
+    expected: { codec: 'h264', profile: 'Constrained Baseline', bFrames: false, audio: { codec: 'aac', sampleRate: 48000 } },
+  },
   {
     name: 'H.264 with AAC audio',
     options: { audio: 'aac' },
@@ -107,6 +113,6 @@ for (const { name, options, expected } of cases) {
 }
 
 test('contradictory codec options are refused at start', async () => {
-  await assert.rejects(startRtspCamera({ ...SMALL, codec: 'h265', bframes: 1 }), /--profile and --bframes apply to --codec h264 only/);
+  await assert.rejects(startRtspCamera({ ...SMALL, codec: 'h265', profile: 'main' }), /--profile applies to --codec h264 only/);
   await assert.rejects(startRtspCamera({ ...SMALL, profile: 'baseline', bframes: 2 }), /--bframes needs --profile main or high/);
 });
