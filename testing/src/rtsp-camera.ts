@@ -48,10 +48,16 @@ export interface RtspCameraOptions {
    * 'pcmu': 8000 Hz mono G.711 mu-law (rtppcmupay), static payload type 0.
    */
   audio?: 'none' | 'aac' | 'latm' | 'pcmu';
+  /**
+   * Moves every picture's (and audio frame's, by half as much) timestamp by up to this many ms either way, as cameras
+   * that stamp by capture time do: RTP timestamps that step unevenly. Live source without B-frames only; at most a
+   * third of the picture interval.
+   */
+  jitterMs?: number;
 }
 
 /** The codec options given to startRtspCamera; only those that were set are passed to the fixture. */
-type CodecOptions = Pick<RtspCameraOptions, 'codec' | 'profile' | 'bframes' | 'audio'>;
+type CodecOptions = Pick<RtspCameraOptions, 'codec' | 'profile' | 'bframes' | 'audio' | 'jitterMs'>;
 
 export interface RtspCamera {
   readonly port: number;
@@ -140,6 +146,7 @@ function fixtureArgs(port: number, o: FixtureSettings): string[] {
   if (o.profile !== undefined) args.push('--profile', o.profile);
   if (o.bframes !== undefined) args.push('--bframes', String(o.bframes));
   if (o.audio !== undefined) args.push('--audio', o.audio);
+  if (o.jitterMs !== undefined) args.push('--jitter-ms', String(o.jitterMs));
   return args;
 }
 
@@ -331,6 +338,7 @@ export async function startRtspCamera(opts: RtspCameraOptions = {}): Promise<Rts
     ...(opts.profile !== undefined ? { profile: opts.profile } : {}),
     ...(opts.bframes !== undefined ? { bframes: opts.bframes } : {}),
     ...(opts.audio !== undefined ? { audio: opts.audio } : {}),
+    ...(opts.jitterMs !== undefined ? { jitterMs: opts.jitterMs } : {}),
   };
   const args = (port: number): string[] => fixtureArgs(port, settings);
 

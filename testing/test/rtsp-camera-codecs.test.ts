@@ -116,3 +116,18 @@ test('contradictory codec options are refused at start', async () => {
   await assert.rejects(startRtspCamera({ ...SMALL, codec: 'h265', profile: 'main' }), /--profile applies to --codec h264 only/);
   await assert.rejects(startRtspCamera({ ...SMALL, profile: 'baseline', bframes: 2 }), /--bframes needs --profile main or high/);
 });
+
+test('jitterMs: the RTP timestamps of pictures and audio frames step unevenly, still in order', async (t) => {
+  const camera = await startRtspCamera({ ...SMALL, audio: 'aac', jitterMs: 12 });
+  t.after(() => camera.stop());
+  const result = await run('ffprobe', ['-v', 'error', '-rtsp_transport', 'tcp', '-read_intervals', '%+2', '-show_entries', 'packet=stream_index,pts', '-of', 'csv=p=0', camera.url]);
+  assert.equal(result.code, 0, result.stderr);
+  const rows = result.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => l.split(',').map(Number) as [number, number]);
+  for (const [index, frame] of [[0, 3600], [1, 1024]] as const) {
+    const pts = rows.filter(([i]) => i === index).map(([, p]) => p).slice(1);
+    const steps = pts.slice(1).map((p, i) => p - (pts[i] as number));
+    assert.ok(steps.length > 20, `stream ${index}: ${steps.length} steps`);
+    assert.ok(steps.every((s) => s > 0), `stream ${index}: in order (${steps.join(' ')})`);
+    assert.ok(steps.filter((s) => Math.abs(s - frame) > frame / 20).length > steps.length / 3, `stream ${index}: uneven (${steps.join(' ')})`);
+  }
+});
