@@ -232,8 +232,9 @@ export class NativeStreamAssembler {
   #publishInit(ps: ParameterSets): void {
     const init = buildInitSegment({ video: videoTrackConfig(ps), ...(this.#audioTrack === undefined ? {} : { audio: this.#audioTrack }) });
     this.#initFor = ps;
+    // Audio from before the stream began has no picture to go with; audio waiting at a later init goes on after it.
+    if (!this.#streaming) this.#pendingAudio = [];
     this.#streaming = true;
-    this.#pendingAudio = [];
     // A new SPS may announce deeper reordering: the timeline goes on (decode times chain across init segments).
     this.#video?.setReorderDepth(sequenceOrdering(ps).reorderDepth);
     this.#handlers.onInit(init);

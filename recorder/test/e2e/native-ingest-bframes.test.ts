@@ -11,6 +11,7 @@ import { readFrameCodes, startStampCamera } from '@vigil/testing/stamp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startRecorderProcess } from '../support/recorder-process.js';
 import { getJson, segmentFiles } from './helpers.js';
+import { submit, waitForJob } from './jobs-helpers.js';
 
 const run = promisify(execFile);
 const FPS = 25;
@@ -84,6 +85,19 @@ test('B-frame cameras (H.264 Main, H.264 High with LATM audio, H.265) are record
       previous = numbers.at(-1);
     }
   }
+
+  // An export across several B-frame files: still every picture, in order (the export copies the files' samples).
+  const listing = (await getJson(`${rec.url}/api/archive/h264-b/segments`)).body as { archive: Array<{ mtime: number; is_open: boolean }> };
+  const to = Math.max(...listing.archive.filter((a) => !a.is_open).map((a) => a.mtime)) - 1;
+  const ex = await submit(rec.url, `/api/archive/h264-b/export?from=${to - 3}&to=${to}`);
+  assert.equal(ex.status, 202, JSON.stringify(ex.body));
+  const done = await waitForJob(rec.url, String(ex.body['job_id']), ['done', 'failed'], 60_000);
+  assert.equal(done.state, 'done', JSON.stringify(done));
+  const exported = join(rec.workDir, 'jobs', `${done.job_id}.mp4`);
+  const exportNumbers = (await readFrameCodes(exported, WIDTH, HEIGHT)).map((c) => c.number);
+  assert.ok(exportNumbers.length >= 2 * FPS, `the export holds the window (${exportNumbers.length} pictures)`);
+  const gap = exportNumbers.findIndex((n, i) => i > 0 && n !== (exportNumbers[i - 1] as number) + 1);
+  assert.equal(gap, -1, `the export's pictures follow on, in order (${exportNumbers.slice(Math.max(0, gap - 3), gap + 3).join(', ')})`);
 
   // The LATM camera: H.264 High with B-frames and its AAC, as ffmpeg's path would store it.
   for (const file of (await closed('high-b-latm')).slice(0, FILES)) {

@@ -189,12 +189,12 @@ test('settled: after the first picture without audio; with audio, once its first
   assert.equal(silent.settled, true, 'audio announced but never sent is not waited for');
 });
 
-test('every track chains exactly from fragment to fragment, held or not, whatever the camera’s jitter; a lost audio frame leaves its gap', () => {
+test('every track chains exactly from fragment to fragment, held or not, across a new init segment, whatever the camera’s jitter; a lost audio frame leaves its gap', () => {
   const out: MediaFragment[] = [];
-  let init: InitSegment | undefined;
+  const inits: InitSegment[] = [];
   let now = 10_000;
   let watched = false;
-  const assembler = new NativeStreamAssembler({ onInit: (i) => (init = i), onFragment: (f) => out.push({ ...f, data: Buffer.from(f.data) }) }, { audio: undefined, now: () => now, mayHoldPictures: () => !watched });
+  const assembler = new NativeStreamAssembler({ onInit: (i) => inits.push(i), onFragment: (f) => out.push({ ...f, data: Buffer.from(f.data) }) }, { audio: undefined, now: () => now, mayHoldPictures: () => !watched });
   assembler.setAudio(AAC_MONO_48K);
   assembler.setParameterSets(sets);
   let seed = 3;
@@ -210,9 +210,12 @@ test('every track chains exactly from fragment to fragment, held or not, whateve
     now += 40;
     if (n === 60) watched = true;
     if (n === 150) watched = false;
+    // The camera changes its PPS: a new init segment at the next keyframe (picture 175).
+    if (n === 160) assembler.setParameterSets({ codec: 'h264', sps: SPS, pps: [Buffer.from('68cb83cb21', 'hex')] });
   }
   assembler.sendHeld();
-  const tracks = (init as InitSegment).tracks;
+  assert.equal(inits.length, 2);
+  const tracks = (inits[0] as InitSegment).tracks;
   const breaks = chainBreaks(out.map((f) => f.data), tracks);
   assert.deepEqual(breaks.map((b) => [b.trackId, b.ticks]), [[2, 1024]], 'only the lost audio frame left a gap, of one frame');
   assert.ok(out.some((f) => f.sampleCount === 1) && out.some((f) => (f.sampleCount ?? 0) > 1), 'both held and per-picture fragments');
