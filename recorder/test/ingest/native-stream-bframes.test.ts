@@ -23,7 +23,7 @@ async function encode(dir: string, codec: VideoCodec, args: string[]): Promise<{
 
 /** Each decoded picture's MD5, in presentation order (ffmpeg's framemd5 of the video stream). */
 async function pictureDigests(path: string): Promise<string[]> {
-  const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', path, '-map', '0:v:0', '-f', 'framemd5', '-']);
+  const { stdout } = await run('ffmpeg', ['-v', 'error', '-i', path, '-map', '0:v:0', '-fps_mode', 'passthrough', '-f', 'framemd5', '-']);
   return stdout.split('\n').filter((l) => !l.startsWith('#') && l.trim() !== '').map((l) => l.split(',').at(-1)?.trim() ?? '');
 }
 
