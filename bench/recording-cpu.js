@@ -7,12 +7,22 @@ import { mkdir } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { encodeBframeLoop } from './lib/bframe-loop.js';
 import { startCameras } from './lib/cameras.js';
 import { makeTempDir, removeTempDir, sleep, spawnTracked, stopAll, stopTracked } from './lib/lifecycle.js';
 import { descendants, readMachineTicks, WindowSampler } from './lib/proc.js';
 
 export const description =
-  'recorder with native ingest / with ffmpeg per camera vs plain `ffmpeg -c copy -f segment`: CPU and memory for 1, 10, 50, 100 GStreamer cameras (720p, 2 Mbps H.264)';
+  'recorder with native ingest / with ffmpeg per camera vs plain `ffmpeg -c copy -f segment`: CPU and memory for 1, 10, 50, 100 GStreamer cameras (720p, 2 Mbps H.264, a fifth of them with B-frames)';
+
+/**
+ * Which share of the cameras sends H.264 High with 2 B-frames (the rest constrained baseline, no B-frames):
+ * VIGIL_BENCH_BFRAME_SHARE, 0..1, default 0.2 (10 of 50 cameras). Rounded per count; 0 measures plain cameras only.
+ */
+const BFRAME_SHARE = (() => {
+  const share = Number(process.env.VIGIL_BENCH_BFRAME_SHARE ?? 0.2);
+  return Number.isFinite(share) && share >= 0 && share <= 1 ? share : 0.2;
+})();
 
 /** What can be measured: `--subjects` picks among these (vigil-flags also needs --recorder-node-args or --recorder-bin). */
 export const subjects = ['native', 'vigil-ffmpeg', 'baseline', 'vigil-flags'];
@@ -487,10 +497,24 @@ function printTable(rows, setup) {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const fmt = (cells) => '| ' + cells.map((c, i) => c.padEnd(widths[i])).join(' | ') + ' |';
   const what = `recording: subjects ${setup.subjects.join(', ')}; cameras ${setup.cameras.join(', ')} ` +
-    `(stream WxH@kbit/s, ${STREAM.fps} fps, GOP ${STREAM.gop}, ${setup.per_server} per GStreamer process); ` +
+    `(stream WxH@kbit/s, ${STREAM.fps} fps, GOP ${STREAM.gop}, ${setup.per_server} per GStreamer process; ` +
+    `with B-frames: ${Object.entries(setup.bframe_cameras).map(([c, b]) => `${b} of ${c}`).join(', ')}); ` +
     `warm-up ${setup.warmup_seconds} s, window ${setup.window_seconds} s, ${setup.repeats} repeat(s), medians. ` +
     'CPU and memory: the subject\'s processes only (camera servers shown apart); RSS shared once and PSS at the window\'s end.';
   process.stderr.write(['', what, fmt(head), '|' + widths.map((w) => '-'.repeat(w + 2)).join('|') + '|', ...body.map(fmt), ''].join('\n') + '\n');
+}
+
+/** `count` cameras, `withB` of them looping the B-frame clip (their own servers); one { urls, pids, stop() } for all. */
+async function startCameraMix({ count, withB, files, fps, perServer }) {
+  const sets = [];
+  try {
+    if (count - withB > 0) sets.push(await startCameras({ count: count - withB, file: files.loop, fps, perServer }));
+    if (withB > 0) sets.push(await startCameras({ count: withB, file: files.bframes.path, order: files.bframes.order, fps, perServer }));
+  } catch (err) {
+    await Promise.all(sets.map((c) => c.stop()));
+    throw err;
+  }
+  return { urls: sets.flatMap((c) => c.urls), pids: sets.flatMap((c) => c.pids), stop: () => Promise.all(sets.map((c) => c.stop())) };
 }
 
 export async function run(opts, emit) {
@@ -510,6 +534,7 @@ export async function run(opts, emit) {
     bench: 'recording', figure: 'setup', subjects: chosen, cameras: opts.cameras,
     warmup_seconds: opts.warmup, window_seconds: opts.seconds, repeats: opts.repeats, per_server: opts.perServer,
     streams: Object.fromEntries(opts.cameras.map((c) => [c, streamName(streamFor(c, opts))])), fps: STREAM.fps, gop: STREAM.gop,
+    bframe_cameras: Object.fromEntries(opts.cameras.map((c) => [c, Math.round(c * BFRAME_SHARE)])),
     segment_seconds: SEGMENT_SECONDS, ingest_read_tick_ms: 'recorder default', node_args: flags.length > 0 ? flags.join(' ') : undefined,
   };
   emit(setup);
@@ -520,14 +545,17 @@ export async function run(opts, emit) {
     for (const count of opts.cameras) {
       const stream = streamFor(count, opts);
       const name = streamName(stream);
+      const withB = Math.round(count * BFRAME_SHARE);
       if (!loops.has(name)) {
         const loop = join(tmp, `loop-${name}.h264`);
-        log(`encoding the loop file (${stream.width}x${stream.height} ${stream.fps} fps, GOP ${stream.gop}, ${stream.bitrateKbps} kbit/s)`);
+        log(`encoding the loop files (${stream.width}x${stream.height} ${stream.fps} fps, GOP ${stream.gop}, ${stream.bitrateKbps} kbit/s; without and with B-frames)`);
         await encodeLoopFile(loop, stream);
-        loops.set(name, loop);
+        const bframes = await encodeBframeLoop(join(tmp, `loop-${name}-bframes.h264`), stream);
+        loops.set(name, { loop, bframes });
       }
-      log(`${count} camera(s) of ${name}: starting GStreamer (${Math.ceil(count / opts.perServer)} server process(es))`);
-      const cams = await startCameras({ count, file: loops.get(name), fps: stream.fps, perServer: opts.perServer });
+      const files = loops.get(name);
+      log(`${count} camera(s) of ${name}, ${withB} with B-frames: starting GStreamer`);
+      const cams = await startCameraMix({ count, withB, files, fps: stream.fps, perServer: opts.perServer });
       const runs = Object.fromEntries(chosen.map((s) => [s, []]));
       try {
         for (let rep = 0; rep < opts.repeats; rep++) {

@@ -7,11 +7,11 @@ const FIXTURE = fileURLToPath(new URL('../../testing/fixtures/rtsp_multi_camera.
 const PYTHON = process.env.VIGIL_TEST_PYTHON ?? '/usr/bin/python3';
 const READY_TIMEOUT_MS = 30_000;
 
-function startServer({ first, mounts, file, fps }) {
+function startServer({ first, mounts, file, fps, order }) {
   // stdin stays an open pipe: the fixture exits on its EOF, i.e. when the bench dies.
   const child = spawnTracked(
     PYTHON,
-    [FIXTURE, '--port', '0', '--first', String(first), '--mounts', String(mounts), '--file', file, '--fps', String(fps), '--watch-stdin'],
+    [FIXTURE, '--port', '0', '--first', String(first), '--mounts', String(mounts), '--file', file, '--fps', String(fps), ...(order === undefined ? [] : ['--order', order]), '--watch-stdin'],
     { stdio: ['pipe', 'pipe', 'pipe'], name: 'rtsp_multi_camera' },
   );
   child.stdin.on('error', () => undefined);
@@ -42,14 +42,14 @@ function startServer({ first, mounts, file, fps }) {
 }
 
 /**
- * Starts `count` cameras looping `file`; resolves { urls, pids, stop() }.
- * Each server process holds up to `perServer` mount points (one GStreamer pipeline each).
+ * Starts `count` cameras looping `file` (with B-frames: `order`, its presentation order file); resolves
+ * { urls, pids, stop() }. Each server process holds up to `perServer` mount points (one GStreamer pipeline each).
  */
-export async function startCameras({ count, file, fps = 25, perServer = 25 }) {
+export async function startCameras({ count, file, order, fps = 25, perServer = 25 }) {
   const servers = [];
   try {
     for (let first = 0; first < count; first += perServer) {
-      servers.push(await startServer({ first, mounts: Math.min(perServer, count - first), file, fps }));
+      servers.push(await startServer({ first, mounts: Math.min(perServer, count - first), file, fps, order }));
     }
   } catch (err) {
     await stopAll(servers.map((s) => s.child), { graceMs: 3000 });

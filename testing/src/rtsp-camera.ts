@@ -22,7 +22,8 @@ export interface RtspCameraOptions {
   /**
    * Video codec, RTP payload type 96. 'h264' (default): x264enc ! rtph264pay. 'h265': x265enc
    * tune=zerolatency speed-preset=ultrafast, caps profile=main, rtph265pay (config-interval=1); no
-   * B-frames; `profile` and `bframes` are refused with it.
+   * B-frames unless `bframes` > 0 (then x265's bframes, b-adapt=0, no pyramid, closed GOPs); `profile`
+   * is refused with it.
    */
   codec?: 'h264' | 'h265';
   /**
@@ -33,7 +34,7 @@ export interface RtspCameraOptions {
    */
   profile?: 'baseline' | 'main' | 'high';
   /**
-   * H.264 B-frames between reference frames (default 0). Above 0 the encoder runs without
+   * B-frames between reference frames (default 0). H.265: see `codec`. H.264: above 0 the encoder runs without
    * tune=zerolatency (which forces 0 B-frames), with b-adapt=false and b-pyramid=false, so every GOP
    * carries exactly this many B-frames between P-frames: PTS differs from DTS and the RTP timestamps
    * (taken from PTS) go back and forth. Needs profile 'main' or 'high' (picked as 'main' when `profile`
@@ -43,13 +44,20 @@ export interface RtspCameraOptions {
   /**
    * A second stream (a 440 Hz sine) in the same RTSP session. 'none' (default): video only. 'aac':
    * 48000 Hz mono AAC-LC 64 kbit/s (voaacenc), RTP mpeg4-generic (rtpmp4gpay), payload type 97.
+   * 'latm': the same AAC as RFC 3016 MP4A-LATM (rtpmp4apay, cpresent=0), payload type 97.
    * 'pcmu': 8000 Hz mono G.711 mu-law (rtppcmupay), static payload type 0.
    */
-  audio?: 'none' | 'aac' | 'pcmu';
+  audio?: 'none' | 'aac' | 'latm' | 'pcmu';
+  /**
+   * Moves every picture's (and audio frame's, by half as much) timestamp by up to this many ms either way, as cameras
+   * that stamp by capture time do: RTP timestamps that step unevenly. Live source without B-frames only; at most a
+   * third of the picture interval.
+   */
+  jitterMs?: number;
 }
 
 /** The codec options given to startRtspCamera; only those that were set are passed to the fixture. */
-type CodecOptions = Pick<RtspCameraOptions, 'codec' | 'profile' | 'bframes' | 'audio'>;
+type CodecOptions = Pick<RtspCameraOptions, 'codec' | 'profile' | 'bframes' | 'audio' | 'jitterMs'>;
 
 export interface RtspCamera {
   readonly port: number;
@@ -138,6 +146,7 @@ function fixtureArgs(port: number, o: FixtureSettings): string[] {
   if (o.profile !== undefined) args.push('--profile', o.profile);
   if (o.bframes !== undefined) args.push('--bframes', String(o.bframes));
   if (o.audio !== undefined) args.push('--audio', o.audio);
+  if (o.jitterMs !== undefined) args.push('--jitter-ms', String(o.jitterMs));
   return args;
 }
 
@@ -329,6 +338,7 @@ export async function startRtspCamera(opts: RtspCameraOptions = {}): Promise<Rts
     ...(opts.profile !== undefined ? { profile: opts.profile } : {}),
     ...(opts.bframes !== undefined ? { bframes: opts.bframes } : {}),
     ...(opts.audio !== undefined ? { audio: opts.audio } : {}),
+    ...(opts.jitterMs !== undefined ? { jitterMs: opts.jitterMs } : {}),
   };
   const args = (port: number): string[] => fixtureArgs(port, settings);
 

@@ -1,4 +1,4 @@
-// Tests for the RTSP camera fixture's codec options (H.264 profiles and B-frames, H.265, AAC and PCMU audio), as ffprobe sees them.
+// Tests for the RTSP camera fixture's codec options (H.264 profiles and B-frames, H.265 with and without B-frames, AAC, LATM and PCMU audio), as ffprobe sees them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startRtspCamera, type RtspCameraOptions } from '../src/rtsp-camera.js';
@@ -61,6 +61,12 @@ const cases: Array<{ name: string; options: RtspCameraOptions; expected: Expecte
   { name: 'H.264 with 2 B-frames (main profile implied)', options: { bframes: 2 }, expected: { codec: 'h264', profile: 'Main', bFrames: true } },
   { name: 'H.264 high profile with 3 B-frames', options: { profile: 'high', bframes: 3 }, expected: { codec: 'h264', profile: 'High', bFrames: true } },
   { name: 'H.265 main', options: { codec: 'h265' }, expected: { codec: 'hevc', profile: 'Main', bFrames: false } },
+  { name: 'H.265 main with 2 B-frames', options: { codec: 'h265', bframes: 2 }, expected: { codec: 'hevc', profile: 'Main', bFrames: true } },
+  {
+    name: 'H.264 with AAC audio as MP4A-LATM',
+    options: { audio: 'latm' },
+    expected: { codec: 'h264', profile: 'Constrained Baseline', bFrames: false, audio: { codec: 'aac', sampleRate: 48000 } },
+  },
   {
     name: 'H.264 with AAC audio',
     options: { audio: 'aac' },
@@ -107,6 +113,21 @@ for (const { name, options, expected } of cases) {
 }
 
 test('contradictory codec options are refused at start', async () => {
-  await assert.rejects(startRtspCamera({ ...SMALL, codec: 'h265', bframes: 1 }), /--profile and --bframes apply to --codec h264 only/);
+  await assert.rejects(startRtspCamera({ ...SMALL, codec: 'h265', profile: 'main' }), /--profile applies to --codec h264 only/);
   await assert.rejects(startRtspCamera({ ...SMALL, profile: 'baseline', bframes: 2 }), /--bframes needs --profile main or high/);
+});
+
+test('jitterMs: the RTP timestamps of pictures and audio frames step unevenly, still in order', async (t) => {
+  const camera = await startRtspCamera({ ...SMALL, audio: 'aac', jitterMs: 12 });
+  t.after(() => camera.stop());
+  const result = await run('ffprobe', ['-v', 'error', '-rtsp_transport', 'tcp', '-read_intervals', '%+2', '-show_entries', 'packet=stream_index,pts', '-of', 'csv=p=0', camera.url]);
+  assert.equal(result.code, 0, result.stderr);
+  const rows = result.stdout.split('\n').filter((l) => l.trim() !== '').map((l) => l.split(',').map(Number) as [number, number]);
+  for (const [index, frame] of [[0, 3600], [1, 1024]] as const) {
+    const pts = rows.filter(([i]) => i === index).map(([, p]) => p).slice(1);
+    const steps = pts.slice(1).map((p, i) => p - (pts[i] as number));
+    assert.ok(steps.length > 20, `stream ${index}: ${steps.length} steps`);
+    assert.ok(steps.every((s) => s > 0), `stream ${index}: in order (${steps.join(' ')})`);
+    assert.ok(steps.filter((s) => Math.abs(s - frame) > frame / 20).length > steps.length / 3, `stream ${index}: uneven (${steps.join(' ')})`);
+  }
 });

@@ -36,7 +36,7 @@ const PROBE_INTERVAL_MS = 500;
 export interface IngestCounters {
   restarts: number;
   stalls: number;
-  /** Times native ingest gave the camera up to ffmpeg (0 or 1 per camera start). */
+  /** Times native ingest gave the camera up to ffmpeg (each fallback lasts one ffmpeg run). */
   fallbacks: number;
 }
 
@@ -57,6 +57,7 @@ export class CameraSupervisor {
   readonly #clock: Clock;
   #runner: IngestRunner;
   #fallbackReason: string | undefined;
+  #lastFallbackReason: string | undefined;
   #state: IngestState = 'stopped';
   #run: IngestRun | undefined;
   #running = false;
@@ -120,6 +121,9 @@ export class CameraSupervisor {
         this.#fallBackToFfmpeg(end.unsupported);
         continue;
       }
+      // A fallback lasts one ffmpeg run: the next session tries native ingest again, so a cause that passes (a camera
+      // set to another codec) does not keep the camera on ffmpeg. One that stays falls back again after its DESCRIBE.
+      if (this.#fallbackReason !== undefined) this.#backToNative();
       this.counters.restarts++;
       this.#state = outcome.stalled ? 'stalled' : 'waiting';
       // A refused login waits the longest delay and is never probed: trying again soon could lock the account.
@@ -154,9 +158,18 @@ export class CameraSupervisor {
 
   #fallBackToFfmpeg(reason: string): void {
     this.counters.fallbacks++;
+    const again = reason === this.#lastFallbackReason;
     this.#fallbackReason = reason;
+    this.#lastFallbackReason = reason;
     this.#runner = this.#opts.runner('ffmpeg');
-    this.#opts.log.warn({ reason }, `native ingest cannot record this camera (${reason}); falling back to ffmpeg`);
+    // Said once per cause: a camera that keeps needing ffmpeg falls back at every new session.
+    if (again) this.#opts.log.debug({ reason }, 'native ingest still cannot record this camera; ffmpeg again');
+    else this.#opts.log.warn({ reason }, `native ingest cannot record this camera (${reason}); falling back to ffmpeg`);
+  }
+
+  #backToNative(): void {
+    this.#fallbackReason = undefined;
+    this.#runner = this.#opts.runner(initialIngestPath(this.#opts.camera));
   }
 
   async #runOnce(): Promise<{ stalled: boolean; firstDataAt: number | undefined; end: IngestRunEnd }> {

@@ -45,6 +45,8 @@ export class NativeRunner implements IngestRunner {
   readonly #opts: NativeRunnerOptions;
   #audioSkipLogged = false;
   #clockStepLogged = false;
+  #rtpStepLogged = false;
+  #reorderLogged = false;
 
   constructor(opts: NativeRunnerOptions) {
     this.#opts = opts;
@@ -77,7 +79,7 @@ export class NativeRunner implements IngestRunner {
     };
 
     const assembler = new NativeStreamAssembler(
-      { onInit: handlers.onInit, onFragment: handlers.onFragment, onUnsupported: (reason) => end({ detail: { reason }, unsupported: reason }) },
+      { onInit: handlers.onInit, onFragment: handlers.onFragment },
       { audio: undefined, mayHoldPictures: () => !handlers.watchedLive() },
     );
     log.info({ source: redactText(camera.source), ingest: 'native' }, 'ingest started');
@@ -160,7 +162,7 @@ export class NativeRunner implements IngestRunner {
         tracks.push(audio);
         filters.push(new SsrcFilter());
         clocks.push(new RtpClock(audio.clockRate));
-        assembler.setAudio((audio as AudioDepacketizer).config);
+        assembler.setAudio({ config: (audio as AudioDepacketizer).config, clockRate: audio.clockRate });
       }
       const reports = new ReceiverReports(tracks.map((depacketizer, i) => ({ depacketizer, clock: clocks[i] as RtpClock })));
       rtcp.reports = reports;
@@ -240,5 +242,14 @@ export class NativeRunner implements IngestRunner {
     }
     assembler.setParameterSets(depacketizer.parameterSets);
     assembler.pushVideo(au, ticks, named);
+    const events = assembler.videoEvents;
+    if (events.clockSteps > 0 && !this.#rtpStepLogged) {
+      this.#rtpStepLogged = true;
+      this.#opts.log.warn('the camera clock stepped (its RTP timestamps jumped); the recording carries on without a gap');
+    }
+    if (events.reorderGrowths > 0 && !this.#reorderLogged) {
+      this.#reorderLogged = true;
+      this.#opts.log.info({ reorder_depth: events.reorderDepth }, 'the camera reorders more pictures than it announced; decode times adjusted');
+    }
   }
 }

@@ -1,27 +1,18 @@
 // Turns a camera's access units into the hub's stream: an init segment at the first keyframe, then fragments of one
-// picture each while somebody watches live, of up to 200 ms of pictures while nobody does.
+// picture each while somebody watches live, of up to 200 ms of pictures while nobody does, on timelines that chain exactly.
 import { buildFragment } from '../media/fmp4-fragment-writer.js';
 import { buildInitSegment } from '../media/fmp4-init-writer.js';
 import type { AacTrackConfig, MuxSample, VideoTrackConfig } from '../media/fmp4-muxer-types.js';
 import type { InitSegment, MediaFragment } from '../media/fmp4-types.js';
 import { FragmentMemory, type FragmentLease } from '../media/fragment-memory.js';
+import type { AacConfig } from '../rtp/depacketizer.js';
 import type { ParameterSets, VideoAccessUnit } from '../rtp/access-unit.js';
+import { AudioTimeline } from './audio-timeline.js';
 import { PictureBatch } from './picture-batch.js';
+import { PictureOrderReader, sequenceOrdering } from './picture-order-reader.js';
+import { VideoTimeline, type PicturePlacement } from './video-timeline.js';
 
 const VIDEO_CLOCK = 90_000;
-/** Assumed picture duration before two pictures have been seen (25 fps). */
-const DEFAULT_PICTURE_TICKS = 3_600;
-/** A jump of the camera's clock beyond this (forwards or backwards) is a discontinuity, not a long picture. */
-const DISCONTINUITY_TICKS = 10 * VIDEO_CLOCK;
-/** AAC frames carry 1024 samples. */
-const AAC_FRAME_SAMPLES = 1024;
-/**
- * B-frames show as pictures stepping back in time every few pictures. One step back is also what a camera that lost
- * packets under load, or a stray duplicate, can produce: that picture is dropped (and what follows, up to the next
- * keyframe) rather than the camera sent to ffmpeg. This many steps within OUT_OF_ORDER_WINDOW pictures mean B-frames.
- */
-const OUT_OF_ORDER_LIMIT = 3;
-const OUT_OF_ORDER_WINDOW = 50;
 /**
  * While nobody watches live, pictures are held and sent together in fragments of up to this much time (90 kHz): the
  * recording writes in 200 ms batches anyway, and each fragment costs the same however many pictures it holds.
@@ -35,13 +26,17 @@ const MAX_PENDING_AUDIO = 256;
 export interface NativeStreamHandlers {
   onInit(init: InitSegment): void;
   onFragment(fragment: MediaFragment): void;
-  /** What the stream holds that native ingest cannot record faithfully (the caller falls back to ffmpeg). */
-  onUnsupported(reason: string): void;
+}
+
+/** The AAC track to record: its config as the depacketizer read it, and the RTP clock its timestamps count in. */
+export interface NativeAudio {
+  config: AacConfig;
+  clockRate: number;
 }
 
 export interface NativeStreamOptions {
   /** The audio track to record, when the camera sends AAC and audio is wanted. */
-  audio: AacTrackConfig | undefined;
+  audio: NativeAudio | undefined;
   /** Arrival time source (ms); the wall clock by default. */
   now?: () => number;
   /**
@@ -74,35 +69,29 @@ function videoTrackConfig(ps: ParameterSets): VideoTrackConfig {
 }
 
 /**
- * Keeps one camera's timeline. Video decode times count from the first picture (90 kHz); audio is placed on the same
- * timeline by the arrival of its first frame relative to the first picture. A picture's duration is not known until
- * the next one arrives, so each fragment carries the previous picture interval: the fragment goes out at once (live
- * latency) and the next fragment's decode time is exact, so an error never accumulates.
+ * Keeps one camera's timelines. The first picture (a keyframe) is decoded at 0 (90 kHz); decode times come from the
+ * pictures' presentation order (VideoTimeline: B-frames get composition offsets, clock steps are followed) and chain
+ * exactly from fragment to fragment. Audio is placed on the same timeline by the arrival of its first frame relative
+ * to the first picture's presentation, then frame after frame (AudioTimeline). A picture goes out as soon as it has
+ * arrived (live latency): its duration is fixed then, from the interval the stream keeps, so the next picture's decode
+ * time is always where this one ended.
  */
 export class NativeStreamAssembler {
   readonly #handlers: NativeStreamHandlers;
-  #audio: AacTrackConfig | undefined;
+  #audio: NativeAudio | undefined;
+  #audioTrack: AacTrackConfig | undefined;
   readonly #now: () => number;
   #parameterSets: ParameterSets | undefined;
   #initFor: ParameterSets | undefined;
   #streaming = false;
   #sequence = 0;
   #firstVideoArrival: number | undefined;
-  /** Added to the camera's extended RTP ticks to get the decode time (changes at a discontinuity). */
-  #videoOffset = 0;
-  #lastTicks: number | undefined;
-  #lastDecode = 0;
-  #pictureTicks = DEFAULT_PICTURE_TICKS;
+  #video: VideoTimeline | undefined;
+  readonly #order = new PictureOrderReader();
+  #audioTimeline: AudioTimeline | undefined;
+  /** Added to the camera's audio samples to get the audio decode time (set by the first frame). */
   #audioOffset: number | undefined;
   #pendingAudio: PendingAudio[] = [];
-  #unsupported = false;
-  #pictures = 0;
-  /** Picture numbers of recent steps back in time. */
-  #outOfOrder: number[] = [];
-  /** After a dropped picture nothing decodes until the next keyframe. */
-  #awaitKeyframe = false;
-  /** Pictures dropped for stepping back in time (counted, not fatal). */
-  droppedOutOfOrder = 0;
   /** The fragments' memory: blocks that go round rather than a Buffer per fragment. */
   readonly #memory: FragmentMemory;
   /** The lease of the block the fragment being built was carved from. */
@@ -117,7 +106,7 @@ export class NativeStreamAssembler {
 
   constructor(handlers: NativeStreamHandlers, opts: NativeStreamOptions) {
     this.#handlers = handlers;
-    this.#audio = opts.audio;
+    if (opts.audio !== undefined) this.setAudio(opts.audio);
     this.#now = opts.now ?? Date.now;
     this.#mayHold = opts.mayHoldPictures ?? (() => false);
     this.#memory = opts.memory ?? new FragmentMemory();
@@ -134,9 +123,18 @@ export class NativeStreamAssembler {
     return this.#now() - this.#firstVideoArrival >= FIRST_AUDIO_WAIT_MS;
   }
 
+  /** The video timeline's counters: camera clock steps followed, and reordering found deeper than announced. */
+  get videoEvents(): { clockSteps: number; reorderGrowths: number; reorderDepth: number } {
+    const v = this.#video;
+    return { clockSteps: v?.clockSteps ?? 0, reorderGrowths: v?.reorderGrowths ?? 0, reorderDepth: v?.reorderDepth ?? 0 };
+  }
+
   /** The AAC track to record along with the video; set before the first picture. */
-  setAudio(audio: AacTrackConfig): void {
-    this.#audio = { codec: 'aac', audioSpecificConfig: audio.audioSpecificConfig, sampleRate: audio.sampleRate, channels: audio.channels };
+  setAudio(audio: NativeAudio): void {
+    const { config, clockRate } = audio;
+    this.#audio = audio;
+    this.#audioTrack = { codec: 'aac', audioSpecificConfig: config.audioSpecificConfig, sampleRate: config.sampleRate, channels: config.channels };
+    this.#audioTimeline = new AudioTimeline(config.frameLength, config.sampleRate, clockRate);
   }
 
   /** The parameter sets in force (from the SDP or in-band); a change takes effect at the next keyframe. */
@@ -146,38 +144,49 @@ export class NativeStreamAssembler {
 
   /** `ticks`: the picture's RTP time unwrapped to a monotonic count (90 kHz). `wallClockMs`: the time to name it by. */
   pushVideo(au: VideoAccessUnit, ticks: number, wallClockMs: number | undefined): void {
-    if (this.#unsupported) return;
-    this.#pictures++;
-    const decode = this.#videoDecodeTime(ticks);
-    if (decode === undefined) return;
-    if (this.#awaitKeyframe && !au.keyframe) return;
-    this.#awaitKeyframe = false;
     const hold = this.#mayHold();
     // A fragment starts at a keyframe (segments and the live view's cache start there), and a viewer gets each picture.
     if (au.keyframe || !hold) this.sendHeld();
     if (au.keyframe && this.#parameterSets !== undefined && !sameParameterSets(this.#initFor, this.#parameterSets)) {
       this.#publishInit(this.#parameterSets);
     }
-    if (!this.#streaming) {
+    const sets = this.#initFor;
+    if (!this.#streaming || sets === undefined) {
       this.#pendingAudio = [];
       return;
     }
+    const placement = this.#placeVideo(au, ticks, sets);
     if (hold) {
-      if (!this.#held.add(au.nalus, au.keyframe, decode, wallClockMs)) {
+      if (!this.#held.add(au.nalus, au.keyframe, placement, wallClockMs)) {
         // It does not fit beside the pictures held: they go first, and the buffer stays the size of one picture.
         this.sendHeld();
-        this.#held.add(au.nalus, au.keyframe, decode, wallClockMs);
+        this.#held.add(au.nalus, au.keyframe, placement, wallClockMs);
       }
-      if (decode - (this.#held.firstDecodeTime ?? decode) + this.#pictureTicks >= HELD_TICKS) this.sendHeld();
+      if (placement.decodeTime + placement.duration - (this.#held.firstDecodeTime ?? placement.decodeTime) >= HELD_TICKS) this.sendHeld();
       return;
     }
-    this.#send(decode, [{ parts: au.nalus, duration: this.#pictureTicks, keyframe: au.keyframe }], wallClockMs);
+    this.#send(placement.decodeTime, [{ parts: au.nalus, duration: placement.duration, keyframe: au.keyframe, compositionOffset: placement.compositionOffset }], wallClockMs);
   }
 
   /** Sends the pictures held back, if any, as one fragment (also when the stream ends, so none is lost). */
   sendHeld(): void {
-    const batch = this.#held.take(this.#pictureTicks);
+    const batch = this.#held.take();
     if (batch !== undefined) this.#send(batch.baseDecodeTime, batch.samples, batch.wallClockMs);
+  }
+
+  #placeVideo(au: VideoAccessUnit, ticks: number, sets: ParameterSets): PicturePlacement {
+    const order = this.#order.orderOf(au.nalus, sets);
+    if (this.#video === undefined) {
+      const ordering = sequenceOrdering(sets);
+      this.#video = new VideoTimeline({
+        reorderDepth: ordering.reorderDepth,
+        // H.264 counts fields: a frame picture moves its POC by 2; H.265 by 1.
+        pocPerPicture: sets.codec === 'h265' ? 1 : 2,
+        ...(ordering.interval === undefined ? {} : { interval: ordering.interval }),
+      });
+      this.#firstVideoArrival = this.#now();
+    }
+    return this.#video.place(ticks, order, au.keyframe);
   }
 
   #send(baseDecodeTime: number, samples: MuxSample[], wallClockMs: number | undefined): void {
@@ -201,57 +210,33 @@ export class NativeStreamAssembler {
     }
   }
 
-  /** `ticks`: the frame's RTP time unwrapped (sample-rate clock). */
+  /** `ticks`: the frame's RTP time unwrapped (the track's RTP clock). */
   pushAudio(data: Buffer, ticks: number): void {
-    if (this.#audio === undefined || this.#unsupported || this.#firstVideoArrival === undefined) return;
+    const audio = this.#audio;
+    const timeline = this.#audioTimeline;
+    if (audio === undefined || timeline === undefined || this.#firstVideoArrival === undefined || this.#video === undefined) return;
+    const samples = timeline.toSamples(ticks);
     if (this.#audioOffset === undefined) {
-      const sinceVideo = ((this.#now() - this.#firstVideoArrival) / 1000) * this.#audio.sampleRate;
-      this.#audioOffset = Math.round(sinceVideo) - ticks;
+      // The first frame plays when the first picture is presented plus the time between their arrivals.
+      const sinceVideo = (this.#now() - this.#firstVideoArrival) / 1000 + this.#video.firstPresentation / VIDEO_CLOCK;
+      const offset = Math.round(sinceVideo * audio.config.sampleRate) - samples;
+      if (samples + offset < 0) return;
+      this.#audioOffset = offset;
     }
-    const decodeTime = ticks + this.#audioOffset;
-    if (decodeTime < 0) return;
+    const ideal = samples + this.#audioOffset;
+    if (ideal < 0) return;
     if (this.#pendingAudio.length >= MAX_PENDING_AUDIO) this.#pendingAudio.shift();
-    this.#pendingAudio.push({ data, decodeTime });
-  }
-
-  #videoDecodeTime(ticks: number): number | undefined {
-    if (this.#lastTicks === undefined) {
-      this.#firstVideoArrival = this.#now();
-      this.#videoOffset = -ticks;
-      this.#lastTicks = ticks;
-      this.#lastDecode = 0;
-      return 0;
-    }
-    const delta = ticks - this.#lastTicks;
-    if (delta <= 0 && delta > -DISCONTINUITY_TICKS) {
-      this.#outOfOrder = this.#outOfOrder.filter((n) => n > this.#pictures - OUT_OF_ORDER_WINDOW);
-      this.#outOfOrder.push(this.#pictures);
-      if (this.#outOfOrder.length >= OUT_OF_ORDER_LIMIT) {
-        // Pictures sent out of presentation order: B-frames, which need composition offsets this path does not write.
-        this.#unsupported = true;
-        this.#handlers.onUnsupported('B-frames (pictures out of presentation order)');
-      } else {
-        this.droppedOutOfOrder++;
-        this.#awaitKeyframe = true;
-      }
-      return undefined;
-    }
-    if (delta <= -DISCONTINUITY_TICKS || delta >= DISCONTINUITY_TICKS) {
-      // The camera's clock jumped: go on from the previous picture as if one interval had passed.
-      this.#videoOffset = this.#lastDecode + this.#pictureTicks - ticks;
-    } else {
-      this.#pictureTicks = delta;
-    }
-    this.#lastTicks = ticks;
-    this.#lastDecode = ticks + this.#videoOffset;
-    return this.#lastDecode;
+    this.#pendingAudio.push({ data, decodeTime: timeline.place(ideal) });
   }
 
   #publishInit(ps: ParameterSets): void {
-    const init = buildInitSegment({ video: videoTrackConfig(ps), ...(this.#audio === undefined ? {} : { audio: this.#audio }) });
+    const init = buildInitSegment({ video: videoTrackConfig(ps), ...(this.#audioTrack === undefined ? {} : { audio: this.#audioTrack }) });
     this.#initFor = ps;
+    // Audio from before the stream began has no picture to go with; audio waiting at a later init goes on after it.
+    if (!this.#streaming) this.#pendingAudio = [];
     this.#streaming = true;
-    this.#pendingAudio = [];
+    // A new SPS may announce deeper reordering: the timeline goes on (decode times chain across init segments).
+    this.#video?.setReorderDepth(sequenceOrdering(ps).reorderDepth);
     this.#handlers.onInit(init);
   }
 
@@ -262,18 +247,17 @@ export class NativeStreamAssembler {
    */
   #takeAudio(videoEnd: number): { baseDecodeTime: number; samples: MuxSample[] } | undefined {
     const pending = this.#pendingAudio;
-    if (this.#audio === undefined || pending.length === 0) return undefined;
-    const limit = (videoEnd / VIDEO_CLOCK) * this.#audio.sampleRate;
+    const audio = this.#audio;
+    if (audio === undefined || pending.length === 0) return undefined;
+    const limit = (videoEnd / VIDEO_CLOCK) * audio.config.sampleRate;
     let count = 0;
     while (count < pending.length && (pending[count] as PendingAudio).decodeTime < limit) count++;
     if (count === 0) return undefined;
     const taken = pending.slice(0, count);
     this.#pendingAudio = pending.slice(count);
-    const samples: MuxSample[] = taken.map((frame, i) => {
-      const next = pending[i + 1];
-      const gap = next === undefined ? AAC_FRAME_SAMPLES : next.decodeTime - frame.decodeTime;
-      return { parts: [frame.data], duration: gap > 0 && gap < AAC_FRAME_SAMPLES * 4 ? gap : AAC_FRAME_SAMPLES };
-    });
+    const frameLength = audio.config.frameLength;
+    // Every frame lasts its frame length; where frames were lost the next frame's decode time leaves the gap.
+    const samples: MuxSample[] = taken.map((frame) => ({ parts: [frame.data], duration: frameLength }));
     return { baseDecodeTime: (taken[0] as PendingAudio).decodeTime, samples };
   }
 }

@@ -1,11 +1,12 @@
 // Pictures held back for one multi-picture fragment: copies of their NAL units in one buffer reused batch after batch.
 import type { MuxSample } from '../media/fmp4-muxer-types.js';
+import type { PicturePlacement } from './video-timeline.js';
 
 const INITIAL_BYTES = 64 * 1024;
 
 interface HeldPicture {
   parts: Buffer[];
-  decodeTime: number;
+  placement: PicturePlacement;
   keyframe: boolean;
 }
 
@@ -35,7 +36,7 @@ export class PictureBatch {
 
   /** The first held picture's decode time, or undefined when empty. */
   get firstDecodeTime(): number | undefined {
-    return this.#pictures[0]?.decodeTime;
+    return this.#pictures[0]?.placement.decodeTime;
   }
 
   /**
@@ -43,7 +44,7 @@ export class PictureBatch {
    * first. The buffer grows only for a picture bigger than it on its own, so it stays the size of the largest picture
    * (or INITIAL_BYTES) rather than of a whole batch.
    */
-  add(nalus: readonly Buffer[], keyframe: boolean, decodeTime: number, wallClockMs: number | undefined): boolean {
+  add(nalus: readonly Buffer[], keyframe: boolean, placement: PicturePlacement, wallClockMs: number | undefined): boolean {
     let bytes = 0;
     for (const nalu of nalus) bytes += nalu.length;
     if (this.#used + bytes > this.#buffer.length) {
@@ -58,21 +59,18 @@ export class PictureBatch {
       parts.push(this.#buffer.subarray(this.#used, this.#used + nalu.length));
       this.#used += nalu.length;
     }
-    this.#pictures.push({ parts, decodeTime, keyframe });
+    this.#pictures.push({ parts, placement, keyframe });
     return true;
   }
 
-  /** Empties the batch. Each picture lasts until the next one; the last lasts `lastDuration` (90 kHz). */
-  take(lastDuration: number): TakenBatch | undefined {
+  /** Empties the batch: each picture with the duration and composition offset the timeline gave it. */
+  take(): TakenBatch | undefined {
     const pictures = this.#pictures;
     const first = pictures[0];
     if (first === undefined) return undefined;
     this.#pictures = [];
     this.#used = 0;
-    const samples = pictures.map((picture, i): MuxSample => {
-      const next = pictures[i + 1];
-      return { parts: picture.parts, duration: next === undefined ? lastDuration : next.decodeTime - picture.decodeTime, keyframe: picture.keyframe };
-    });
-    return { baseDecodeTime: first.decodeTime, samples, wallClockMs: this.#wallClockMs };
+    const samples = pictures.map(({ parts, placement, keyframe }): MuxSample => ({ parts, duration: placement.duration, keyframe, compositionOffset: placement.compositionOffset }));
+    return { baseDecodeTime: first.placement.decodeTime, samples, wallClockMs: this.#wallClockMs };
   }
 }

@@ -25,6 +25,22 @@ export interface H264Sps {
    * bitstream restriction, else 0 where the profile rules B-frames out, else undefined (unknown).
    */
   maxNumReorderFrames?: number;
+  /** What a slice header's picture order count needs (7.4.2.1.1, 8.2.1). */
+  pictureOrder: H264PictureOrderFields;
+}
+
+/** The SPS fields a slice header's frame_num and picture order count are read and computed with. */
+export interface H264PictureOrderFields {
+  log2MaxFrameNum: number;
+  /** pic_order_cnt_type: 0 (an lsb in every slice), 1 (expected from frame_num and cycle offsets), 2 (output order = decoding order). */
+  pocType: 0 | 1 | 2;
+  /** Type 0 only. */
+  log2MaxPocLsb: number;
+  /** Type 1 only. */
+  deltaPicOrderAlwaysZero: boolean;
+  offsetForNonRefPic: number;
+  offsetForTopToBottomField: number;
+  offsetForRefFrame: number[];
 }
 
 /** profile_idc values whose SPS carries chroma_format_idc, bit depths and scaling matrices. */
@@ -65,17 +81,24 @@ export function parseH264Sps(nal: Buffer): H264Sps {
       }
     }
   }
-  r.ue(); // log2_max_frame_num_minus4
+  const log2MaxFrameNum = r.ue() + 4;
+  if (log2MaxFrameNum > 16) throw new BitstreamError(`log2_max_frame_num_minus4 ${log2MaxFrameNum - 4}`);
   const pocType = r.ue();
+  if (pocType > 2) throw new BitstreamError(`pic_order_cnt_type ${pocType}`);
+  const pictureOrder: H264PictureOrderFields = {
+    log2MaxFrameNum, pocType: pocType as 0 | 1 | 2, log2MaxPocLsb: 0,
+    deltaPicOrderAlwaysZero: false, offsetForNonRefPic: 0, offsetForTopToBottomField: 0, offsetForRefFrame: [],
+  };
   if (pocType === 0) {
-    r.ue(); // log2_max_pic_order_cnt_lsb_minus4
+    pictureOrder.log2MaxPocLsb = r.ue() + 4;
+    if (pictureOrder.log2MaxPocLsb > 16) throw new BitstreamError(`log2_max_pic_order_cnt_lsb_minus4 ${pictureOrder.log2MaxPocLsb - 4}`);
   } else if (pocType === 1) {
-    r.skip(1); // delta_pic_order_always_zero_flag
-    r.se(); // offset_for_non_ref_pic
-    r.se(); // offset_for_top_to_bottom_field
+    pictureOrder.deltaPicOrderAlwaysZero = r.flag();
+    pictureOrder.offsetForNonRefPic = r.se();
+    pictureOrder.offsetForTopToBottomField = r.se();
     const cycle = r.ue();
     if (cycle > 255) throw new BitstreamError(`num_ref_frames_in_pic_order_cnt_cycle ${cycle}`);
-    for (let i = 0; i < cycle; i++) r.se();
+    for (let i = 0; i < cycle; i++) pictureOrder.offsetForRefFrame.push(r.se());
   }
   const maxNumRefFrames = r.ue();
   r.skip(1); // gaps_in_frame_num_value_allowed_flag
@@ -96,7 +119,7 @@ export function parseH264Sps(nal: Buffer): H264Sps {
   if (width <= 0 || height <= 0) throw new BitstreamError(`SPS cropping leaves ${width}x${height}`);
   const sps: H264Sps = {
     profileIdc, constraintFlags, levelIdc, spsId, chromaFormatIdc, separateColourPlane,
-    bitDepthLuma, bitDepthChroma, frameMbsOnly, width, height,
+    bitDepthLuma, bitDepthChroma, frameMbsOnly, width, height, pictureOrder,
   };
   if (r.flag()) {
     // The VUI is optional metadata: a camera that writes a short or odd one still gets its stream muxed.

@@ -28,6 +28,8 @@ export interface H265Sps {
   bitDepthChroma: number;
   /** sps_max_num_reorder_pics of the highest sub-layer: 0 means output order is decode order (no B-frame delay). */
   maxNumReorderPics: number;
+  /** Bits of slice_pic_order_cnt_lsb in a slice header. */
+  log2MaxPocLsb: number;
 }
 
 export const H265_NAL_VPS = 32;
@@ -66,7 +68,8 @@ export function parseH265Sps(nal: Buffer): H265Sps {
   const bitDepthLuma = 8 + r.ue();
   const bitDepthChroma = 8 + r.ue();
   if (bitDepthLuma > 16 || bitDepthChroma > 16) throw new BitstreamError(`bit depth ${bitDepthLuma}/${bitDepthChroma}`);
-  r.ue(); // log2_max_pic_order_cnt_lsb_minus4
+  const log2MaxPocLsb = r.ue() + 4;
+  if (log2MaxPocLsb > 16) throw new BitstreamError(`log2_max_pic_order_cnt_lsb_minus4 ${log2MaxPocLsb - 4}`);
   // Only the highest sub-layer's reorder count matters to a muxer; with the flag clear only it is coded.
   const orderingInfoPresent = r.flag();
   let maxNumReorderPics = 0;
@@ -77,7 +80,7 @@ export function parseH265Sps(nal: Buffer): H265Sps {
   }
   return {
     vpsId, maxSubLayers, temporalIdNesting, profileTierLevel, spsId, chromaFormatIdc, separateColourPlane,
-    width, height, bitDepthLuma, bitDepthChroma, maxNumReorderPics,
+    width, height, bitDepthLuma, bitDepthChroma, maxNumReorderPics, log2MaxPocLsb,
   };
 }
 

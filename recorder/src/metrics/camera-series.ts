@@ -37,7 +37,7 @@ export function registerCameraSeries(registry: Registry, cameras: () => CameraSt
   counter('vigil_camera_fragments_total', 'fMP4 fragments received from the camera', 'fragments');
   counter('vigil_camera_reconnects_total', 'Restarts of the camera ingest (native session or ffmpeg) after an end or a stall', 'restarts');
   counter('vigil_camera_stalls_total', 'Times the camera went silent for stall_seconds', 'stalls');
-  counter('vigil_camera_ingest_fallbacks_total', 'Times native ingest gave the camera up to ffmpeg (a codec, B-frames or a transport it does not handle)', 'fallbacks');
+  counter('vigil_camera_ingest_fallbacks_total', 'Times native ingest gave the camera up to ffmpeg (a codec or payload format it does not handle)', 'fallbacks');
   counter('vigil_camera_segments_closed_total', 'Segment files closed', 'segmentsClosed');
 
   new Counter({

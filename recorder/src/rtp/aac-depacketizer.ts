@@ -1,6 +1,7 @@
 // AAC over RTP (RFC 3640 mpeg4-generic, AAC-hbr and AAC-lbr): AU headers and data into AAC frames, and the SDP config.
 import { copyBytes } from '../util/byte-copy.js';
 import type { AudioAccessUnit, DepacketizerStats } from './access-unit.js';
+import { parseAudioSpecificConfig } from './audio-specific-config.js';
 import {
   emptyStats,
   PacketIntake,
@@ -11,53 +12,13 @@ import {
   type ReceptionReport,
 } from './depacketizer.js';
 
-const SAMPLE_RATES = [96000, 88200, 64000, 48000, 44100, 32000, 24000, 22050, 16000, 12000, 11025, 8000, 7350];
-/** Channel configuration → channels; 0 means "see the program config element", which we do not read. */
-const CHANNELS = [0, 1, 2, 3, 4, 5, 6, 8];
-/** Object types whose config is a GASpecificConfig, which starts with the frameLengthFlag (960-sample frames). */
-const GA_OBJECT_TYPES = new Set([1, 2, 3, 4, 6, 7, 17, 19, 20, 21, 22, 23]);
+export { parseAudioSpecificConfig } from './audio-specific-config.js';
 
 /** `count` bits of `buf` from bit `at` (most significant first); bits past the end read as 0. */
 function bitsAt(buf: Buffer, at: number, count: number): number {
   let value = 0;
   for (let bit = at; bit < at + count; bit++) value = value * 2 + (((buf[bit >> 3] ?? 0) >> (7 - (bit & 7))) & 1);
   return value;
-}
-
-/** Reads an AudioSpecificConfig (ISO 14496-3 §1.6.2.1); throws `UnsupportedPayloadError` for what a muxer cannot use. */
-export function parseAudioSpecificConfig(asc: Buffer): AacConfig {
-  let at = 0;
-  const read = (count: number): number => {
-    if (at + count > asc.length * 8) throw new UnsupportedPayloadError(`MPEG4-GENERIC config=${asc.toString('hex')} (cut off)`);
-    const value = bitsAt(asc, at, count);
-    at += count;
-    return value;
-  };
-  const objectTypeAt = (): number => {
-    const type = read(5);
-    return type === 31 ? 32 + read(6) : type;
-  };
-  const sampleRate = (): number => {
-    const index = read(4);
-    const rate = index === 15 ? read(24) : SAMPLE_RATES[index];
-    if (rate === undefined || rate === 0) throw new UnsupportedPayloadError(`MPEG4-GENERIC config=${asc.toString('hex')} (sampling frequency index ${index})`);
-    return rate;
-  };
-  const objectType = objectTypeAt();
-  const rate = sampleRate();
-  const channelConfig = read(4);
-  const channels = CHANNELS[channelConfig];
-  if (channels === undefined || channels === 0) {
-    throw new UnsupportedPayloadError(`MPEG4-GENERIC config=${asc.toString('hex')} (channel configuration ${channelConfig})`);
-  }
-  let coreType = objectType;
-  // Explicit SBR/PS signalling: the extension rate, then the core object type whose config follows.
-  if (objectType === 5 || objectType === 29) {
-    sampleRate();
-    coreType = objectTypeAt();
-  }
-  const frameLength = GA_OBJECT_TYPES.has(coreType) && at < asc.length * 8 && read(1) === 1 ? 960 : 1024;
-  return { codec: 'aac', audioSpecificConfig: asc, objectType, sampleRate: rate, channels, frameLength };
 }
 
 function lengthParam(fmtp: Record<string, string>, key: string, fallback: number): number {

@@ -12,14 +12,15 @@ import { AacDepacketizer } from './aac-depacketizer.js';
 import { UnsupportedPayloadError, type AnyDepacketizer } from './depacketizer.js';
 import { H264Depacketizer } from './h264-depacketizer.js';
 import { H265Depacketizer } from './h265-depacketizer.js';
+import { LatmDepacketizer } from './latm-depacketizer.js';
 
 export { UnsupportedPayloadError } from './depacketizer.js';
 export type { AacConfig, AnyDepacketizer, AudioDepacketizer, Depacketizer, ReceptionReport, VideoDepacketizer } from './depacketizer.js';
 
 /**
- * A depacketizer for `encoding` (the rtpmap encoding name, any case: H264, H265 or HEVC, MPEG4-GENERIC) at
+ * A depacketizer for `encoding` (the rtpmap encoding name, any case: H264, H265 or HEVC, MPEG4-GENERIC, MP4A-LATM) at
  * `clockRate`, with the track's fmtp parameters (keys lower-cased). `onUnit` receives every whole access unit; it is
- * a video unit from H.264/H.265 and an audio unit from MPEG4-GENERIC, as the returned depacketizer's `kind` says.
+ * a video unit from H.264/H.265 and an audio unit (an AAC frame) from MPEG4-GENERIC and MP4A-LATM, as the returned depacketizer's `kind` says.
  * Throws `UnsupportedPayloadError` for anything else, or a variant we do not handle.
  */
 export function createDepacketizer(encoding: string, clockRate: number, fmtp: Record<string, string>, onUnit: (unit: AccessUnit) => void): AnyDepacketizer {
@@ -28,5 +29,6 @@ export function createDepacketizer(encoding: string, clockRate: number, fmtp: Re
   if (name === 'H264') return new H264Depacketizer(options);
   if (name === 'H265' || name === 'HEVC') return new H265Depacketizer(options);
   if (name === 'MPEG4-GENERIC') return new AacDepacketizer(options);
+  if (name === 'MP4A-LATM') return new LatmDepacketizer(options);
   throw new UnsupportedPayloadError(encoding.trim() === '' ? '(no encoding name)' : encoding.trim());
 }

@@ -88,3 +88,39 @@ test('pictures a run holds back reach the stream before it ends, when the camera
   await supervisor.stop();
   assert.deepEqual(seen.slice(4), ['init', 'f2', 'f3', 'end'], 'and again at stop');
 });
+
+test('a fallback to ffmpeg lasts one ffmpeg run: the next session tries native again, and a cause that stays falls back again quietly', async (t) => {
+  const clock = new ManualClock();
+  const hub = new StreamHub('fickle');
+  const paths: string[] = [];
+  // Native refuses the camera twice (the same cause), then reads it; each ffmpeg run ends at once (the camera dropped).
+  let nativeRuns = 0;
+  const runner = (path: 'native' | 'ffmpeg'): IngestRunner => ({
+    path,
+    start() {
+      paths.push(path);
+      const refused = path === 'native' && ++nativeRuns <= 2;
+      let over!: (end: IngestRunEnd) => void;
+      const ended = new Promise<IngestRunEnd>((resolve) => (over = resolve));
+      // A native run the camera accepts goes on until stopped.
+      if (refused) over({ detail: {}, unsupported: 'video codec JPEG' });
+      else if (path === 'ffmpeg') over({ detail: {} });
+      return { pid: undefined, ended, stop: async () => over({ detail: {} }) };
+    },
+  });
+  const camera = configCamera({ id: 'fickle', source: 'rtsp://127.0.0.1:9/fickle' });
+  const logger = testLogger();
+  const supervisor = new CameraSupervisor({ camera, hub, log: logger.log, runner, stallSeconds: 5, clock });
+  supervisor.start();
+  t.after(() => supervisor.stop());
+  await waitUntil(() => paths.length >= 2, 5_000, 'the first fallback');
+  await clock.advanceAsync(1000, 100);
+  await waitUntil(() => paths.length >= 4, 5_000, 'native again after the ffmpeg run, then ffmpeg again');
+  await clock.advanceAsync(2000, 100);
+  await waitUntil(() => paths.length >= 5, 5_000, 'native again');
+  assert.deepEqual(paths, ['native', 'ffmpeg', 'native', 'ffmpeg', 'native']);
+  assert.deepEqual(supervisor.ingest, { path: 'native', fallbackReason: undefined }, 'read natively once the cause passed');
+  assert.equal(supervisor.counters.fallbacks, 2);
+  const warnings = logger.text().split('\n').filter((l) => l.includes('falling back to ffmpeg'));
+  assert.equal(warnings.length, 1, 'the same cause is warned about once');
+});

@@ -69,7 +69,7 @@ test('reused fragment memory: every picture reaches the recording intact, and a 
   const recording = hub.subscribe({ kind: 'recording', maxQueuedBytes: 64 * 1024 * 1024, handle: (item) => writer.handle(item), handlerHoldsLeases: true });
   let watched = false;
   const assembler = new NativeStreamAssembler(
-    { onInit: (init) => hub.publishInit(init), onFragment: (fragment) => hub.publishFragment(fragment), onUnsupported: (reason) => assert.fail(reason) },
+    { onInit: (init) => hub.publishInit(init), onFragment: (fragment) => hub.publishFragment(fragment) },
     { audio: undefined, mayHoldPictures: () => !watched, memory },
   );
   hub.beforeLiveJoin(() => assembler.sendHeld());

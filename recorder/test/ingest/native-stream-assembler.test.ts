@@ -1,10 +1,11 @@
-// The native timeline: nothing before the first keyframe, one fragment per picture, new init on new parameter sets, B-frames refused.
+// The native timeline: nothing before the first keyframe, one fragment per picture, new init on new parameter sets, chained times.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { NativeStreamAssembler } from '../../src/ingest/native-stream-assembler.js';
+import { NativeStreamAssembler, type NativeAudio } from '../../src/ingest/native-stream-assembler.js';
 import { Fmp4StreamParser } from '../../src/media/fmp4-stream-parser.js';
 import type { InitSegment, MediaFragment } from '../../src/media/fmp4-types.js';
 import type { ParameterSets, VideoAccessUnit } from '../../src/rtp/access-unit.js';
+import { chainBreaks } from '../support/fragment-timing.js';
 
 // The SPS and PPS x264 writes for 320x180 constrained baseline (ffmpeg -profile:v baseline).
 const SPS = Buffer.from('6742c00cd901419f9f011000000300100000030320f142a480', 'hex');
@@ -15,18 +16,19 @@ function picture(keyframe: boolean, rtpTimestamp: number): VideoAccessUnit {
   return { kind: 'video', codec: 'h264', nalus: [slice], bytes: slice.length, rtpTimestamp, keyframe } as VideoAccessUnit;
 }
 
-function collect(): { inits: InitSegment[]; fragments: MediaFragment[]; unsupported: string[]; assembler: NativeStreamAssembler } {
-  const out = { inits: [] as InitSegment[], fragments: [] as MediaFragment[], unsupported: [] as string[] };
-  const assembler = new NativeStreamAssembler(
-    { onInit: (i) => out.inits.push(i), onFragment: (f) => out.fragments.push(f), onUnsupported: (r) => out.unsupported.push(r) },
-    { audio: undefined, now: () => 0 },
-  );
+function collect(): { inits: InitSegment[]; fragments: MediaFragment[]; assembler: NativeStreamAssembler } {
+  const out = { inits: [] as InitSegment[], fragments: [] as MediaFragment[] };
+  const assembler = new NativeStreamAssembler({ onInit: (i) => out.inits.push(i), onFragment: (f) => out.fragments.push(f) }, { audio: undefined, now: () => 0 });
   return { ...out, assembler };
 }
 
 const sets: ParameterSets = { codec: 'h264', sps: SPS, pps: [PPS] };
+const AAC_MONO_48K: NativeAudio = {
+  config: { codec: 'aac', audioSpecificConfig: Buffer.from([0x11, 0x88]), objectType: 2, sampleRate: 48_000, channels: 1, frameLength: 1024 },
+  clockRate: 48_000,
+};
 
-test('pictures before the first keyframe are dropped; then one fragment per picture with decode times from RTP', () => {
+test('pictures before the first keyframe are dropped; then one fragment per picture with decode times from RTP, from 0', () => {
   const { inits, fragments, assembler } = collect();
   assembler.setParameterSets(sets);
   assembler.pushVideo(picture(false, 1000), 1000, undefined);
@@ -37,7 +39,7 @@ test('pictures before the first keyframe are dropped; then one fragment per pict
   assert.equal(inits.length, 1);
   assert.equal(inits[0]?.video?.codec, 'avc1.42C00C');
   assert.deepEqual([inits[0]?.video?.width, inits[0]?.video?.height], [320, 180]);
-  assert.deepEqual(fragments.map((f) => [f.keyframe, Math.round(f.decodeTime * 90_000), f.sampleCount]), [[true, 3600, 1], [false, 7200, 1], [false, 10_800, 1]]);
+  assert.deepEqual(fragments.map((f) => [f.keyframe, Math.round(f.decodeTime * 90_000), f.sampleCount]), [[true, 0, 1], [false, 3600, 1], [false, 7200, 1]]);
   assert.equal(fragments[0]?.wallClockMs, 1_700_000_000_000, 'the capture time travels with the fragment');
   // What the hub gets parses back through the recorder's own fMP4 parser.
   const parsed: MediaFragment[] = [];
@@ -57,26 +59,17 @@ test('changed parameter sets bring a new init segment at the next keyframe, not 
   assert.equal(inits.length, 2);
 });
 
-test('pictures stepping back in time again and again mean B-frames: reported once, nothing more is emitted', () => {
-  const { fragments, unsupported, assembler } = collect();
+test('a picture with the timestamp of the one before (a camera under load) is kept, and the times go on', () => {
+  const { fragments, assembler } = collect();
   assembler.setParameterSets(sets);
-  // Decode order I P B B P B B of a B-frame stream: presentation times 0, 3, 1, 2, 6, 4, 5 pictures.
-  for (const [n, key] of [[0, true], [3, false], [1, false], [2, false], [6, false], [4, false], [5, false]] as const) assembler.pushVideo(picture(key, n * 3600), n * 3600, undefined);
-  assert.deepEqual(unsupported, ['B-frames (pictures out of presentation order)']);
-  assert.equal(fragments.length, 2, 'the I and the first P went out; nothing after the steps back');
-});
-
-test('one picture out of order (a duplicate, a camera under load) is dropped with what follows up to the next keyframe, not a fallback', () => {
-  const { fragments, unsupported, assembler } = collect();
-  assembler.setParameterSets(sets);
-  assembler.pushVideo(picture(true, 0), 0, undefined);
-  assembler.pushVideo(picture(false, 3600), 3600, undefined);
-  assembler.pushVideo(picture(false, 3600), 3600, undefined);
-  assembler.pushVideo(picture(false, 7200), 7200, undefined);
-  assembler.pushVideo(picture(true, 10_800), 10_800, undefined);
-  assert.deepEqual(unsupported, []);
-  assert.equal(assembler.droppedOutOfOrder, 1);
-  assert.deepEqual(fragments.map((f) => Math.round(f.decodeTime * 90_000)), [0, 3600, 10_800], 'the P-frame after the dropped one waits for the keyframe');
+  for (const [ticks, key] of [[0, true], [3600, false], [3600, false], [7200, false], [10_800, true]] as const) assembler.pushVideo(picture(key, ticks), ticks, undefined);
+  assert.equal(fragments.length, 5, 'no picture dropped');
+  const times = fragments.map((f) => Math.round(f.decodeTime * 90_000));
+  assert.ok(times.every((t, i) => i === 0 || t > (times[i - 1] as number)), `decode times rise (${times.join(', ')})`);
+  fragments.forEach((f, i) => {
+    const next = fragments[i + 1];
+    if (next !== undefined) assert.equal(Math.round((f.decodeTime + f.duration) * 90_000), Math.round(next.decodeTime * 90_000), `fragment ${i + 1} starts where ${i} ended`);
+  });
 });
 
 test('a jump of the camera clock is a discontinuity: decode times go on by one picture', () => {
@@ -92,7 +85,7 @@ test('while nobody watches, pictures go out up to 200 ms per fragment, starting 
   const out: MediaFragment[] = [];
   let watched = false;
   const assembler = new NativeStreamAssembler(
-    { onInit: () => undefined, onFragment: (f) => out.push(f), onUnsupported: (r) => assert.fail(r) },
+    { onInit: () => undefined, onFragment: (f) => out.push(f) },
     { audio: undefined, now: () => 0, mayHoldPictures: () => !watched },
   );
   assembler.setParameterSets(sets);
@@ -126,7 +119,7 @@ test('while nobody watches, pictures go out up to 200 ms per fragment, starting 
 test('held pictures that would outgrow the hold buffer go out early: its memory stays the size of the largest picture', () => {
   const out: MediaFragment[] = [];
   const assembler = new NativeStreamAssembler(
-    { onInit: () => undefined, onFragment: (f) => out.push(f), onUnsupported: (r) => assert.fail(r) },
+    { onInit: () => undefined, onFragment: (f) => out.push(f) },
     { audio: undefined, now: () => 0, mayHoldPictures: () => true },
   );
   assembler.setParameterSets(sets);
@@ -149,10 +142,10 @@ test('held pictures that would outgrow the hold buffer go out early: its memory 
 test('audio that arrives ahead of the video waits for the fragment whose pictures reach its time', () => {
   const out: MediaFragment[] = [];
   const assembler = new NativeStreamAssembler(
-    { onInit: () => undefined, onFragment: (f) => out.push(f), onUnsupported: (r) => assert.fail(r) },
+    { onInit: () => undefined, onFragment: (f) => out.push(f) },
     { audio: undefined, now: () => 0 },
   );
-  assembler.setAudio({ codec: 'aac', audioSpecificConfig: Buffer.from([0x11, 0x88]), sampleRate: 48_000, channels: 1 });
+  assembler.setAudio(AAC_MONO_48K);
   assembler.setParameterSets(sets);
   const frame = (n: number): Buffer => Buffer.from([0xfa, 0xce, 0x0a, n]);
   assembler.pushVideo(picture(true, 0), 0, undefined);
@@ -168,8 +161,8 @@ test('audio that arrives ahead of the video waits for the fragment whose picture
 
 test('settled: after the first picture without audio; with audio, once its first frame is placed or 2 s have passed', () => {
   let now = 1_000;
-  const make = () => new NativeStreamAssembler({ onInit: () => undefined, onFragment: () => undefined, onUnsupported: () => undefined }, { audio: undefined, now: () => now });
-  const aac = { codec: 'aac' as const, audioSpecificConfig: Buffer.from([0x11, 0x88]), sampleRate: 48_000, channels: 1 };
+  const make = () => new NativeStreamAssembler({ onInit: () => undefined, onFragment: () => undefined }, { audio: undefined, now: () => now });
+  const aac = AAC_MONO_48K;
 
   const videoOnly = make();
   videoOnly.setParameterSets(sets);
@@ -194,4 +187,36 @@ test('settled: after the first picture without audio; with audio, once its first
   assert.equal(silent.settled, false);
   now += 1;
   assert.equal(silent.settled, true, 'audio announced but never sent is not waited for');
+});
+
+test('every track chains exactly from fragment to fragment, held or not, across a new init segment, whatever the camera’s jitter; a lost audio frame leaves its gap', () => {
+  const out: MediaFragment[] = [];
+  const inits: InitSegment[] = [];
+  let now = 10_000;
+  let watched = false;
+  const assembler = new NativeStreamAssembler({ onInit: (i) => inits.push(i), onFragment: (f) => out.push({ ...f, data: Buffer.from(f.data) }) }, { audio: undefined, now: () => now, mayHoldPictures: () => !watched });
+  assembler.setAudio(AAC_MONO_48K);
+  assembler.setParameterSets(sets);
+  let seed = 3;
+  const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  let audioFrame = 0;
+  for (let n = 0; n < 250; n++) {
+    // Pictures every 40 ms with ±5 ms of timestamp jitter; audio frames every 21.3 ms with ±2 ms, one of them lost.
+    assembler.pushVideo(picture(n % 25 === 0, n * 3600), n * 3600 + Math.round((random() - 0.5) * 900), undefined);
+    while (audioFrame * 1024 < (n + 1) * 1920) {
+      if (audioFrame !== 100) assembler.pushAudio(Buffer.from([0xaa, audioFrame & 0xff]), 5_000 + audioFrame * 1024 + Math.round((random() - 0.5) * 192));
+      audioFrame++;
+    }
+    now += 40;
+    if (n === 60) watched = true;
+    if (n === 150) watched = false;
+    // The camera changes its PPS: a new init segment at the next keyframe (picture 175).
+    if (n === 160) assembler.setParameterSets({ codec: 'h264', sps: SPS, pps: [Buffer.from('68cb83cb21', 'hex')] });
+  }
+  assembler.sendHeld();
+  assert.equal(inits.length, 2);
+  const tracks = (inits[0] as InitSegment).tracks;
+  const breaks = chainBreaks(out.map((f) => f.data), tracks);
+  assert.deepEqual(breaks.map((b) => [b.trackId, b.ticks]), [[2, 1024]], 'only the lost audio frame left a gap, of one frame');
+  assert.ok(out.some((f) => f.sampleCount === 1) && out.some((f) => (f.sampleCount ?? 0) > 1), 'both held and per-picture fragments');
 });

@@ -23,7 +23,7 @@ const cameraEntry = z.object({
   ptz: z.boolean(),
   /** How this node reads the camera: `native` (in the recorder) or `ffmpeg`; null when stopped or on another node. */
   ingest: z.enum(['native', 'ffmpeg']).nullable(),
-  /** Why the camera is read by ffmpeg although native ingest was wanted (e.g. B-frames); null otherwise. */
+  /** Why the camera is read by ffmpeg although native ingest was wanted (e.g. an MJPEG camera); null otherwise. */
   ingest_fallback_reason: z.string().nullable(),
   /** RTSP cameras: how RTP travels now (`tcp` interleaved, or `udp`), or is tried next while the camera is down; null otherwise. */
   rtsp_transport: z.enum(['tcp', 'udp']).nullable(),
