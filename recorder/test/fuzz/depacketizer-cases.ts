@@ -36,4 +36,12 @@ export const DEPACKETIZER_FUZZ_CASES: DepacketizerFuzzCase[] = [
     // AU-headers-length of 16 bits (one header), 32, and absurd ones
     payloadHeads: [[0x00, 0x10], [0x00, 0x20], [0xff, 0xff], [0x00, 0x00]],
   },
+  {
+    name: 'AAC (MP4A-LATM) depacketizer',
+    encoding: 'MP4A-LATM',
+    clockRate: 48_000,
+    fmtp: { cpresent: '0', config: '400023103fc0' },
+    // PayloadLengthInfo of one byte, of 255+5 bytes, and an endless run of 255s
+    payloadHeads: [[0x10], [0xff, 0x05], [0xff, 0xff]],
+  },
 ];
