@@ -43,12 +43,11 @@ export class Operator {
   private readonly controllers: { recorderNodes: Controller; pods: Controller; nodeStatus: Controller; assignment: Controller };
   private leading: AbortController | undefined;
   private timers: NodeJS.Timeout[] = [];
-  private statsTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: OperatorOptions) {
     const { client, namespace, log, clock } = opts;
     const informer = <T extends KubeObject>(name: string, type: (typeof Resources)[keyof typeof Resources], ns?: string) =>
-      new Informer<T>(name, client, type, log.child({ informer: name }), clock, ns !== undefined ? { namespace: ns } : {});
+      new Informer<T>(name, client, type, log, clock, ns !== undefined ? { namespace: ns } : {});
     this.caches = {
       cameras: informer<Camera>('cameras', Resources.cameras, namespace),
       recorderNodes: informer<RecorderNode>('recordernodes', Resources.recorderNodes),
@@ -59,7 +58,7 @@ export class Operator {
       ingresses: informer<Ingress>('ingresses', Resources.ingresses, namespace),
       configMaps: informer<ConfigMap>('configmaps', Resources.configMaps, namespace),
     };
-    this.events = new EventRecorder(client, namespace, opts.identity, clock, log.child({ component: 'events' }));
+    this.events = new EventRecorder(client, namespace, opts.identity, clock, log.child({ part: 'events' }));
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,
@@ -133,9 +132,7 @@ export class Operator {
   startInformers(): void {
     for (const inf of Object.values(this.caches)) inf.start();
     // Leader or standby: the informers' re-lists are worth seeing on both.
-    this.statsTimer = setInterval(() => {
-      for (const inf of Object.values(this.caches)) this.opts.metrics.relists.set({ informer: inf.name }, inf.stats.lists);
-    }, 1000);
+    this.opts.metrics.countInformerLists(() => Object.values(this.caches).map((inf) => ({ name: inf.name, lists: inf.stats.lists })));
   }
 
   hasSynced(): boolean {
@@ -177,10 +174,10 @@ export class Operator {
     this.leading?.abort();
     this.leading = undefined;
     await Promise.all(Object.values(this.controllers).map((ctl) => ctl.stop()));
+    this.opts.metrics.withdrawClusterState();
   }
 
   stopInformers(): void {
-    clearInterval(this.statsTimer);
     for (const inf of Object.values(this.caches)) inf.stop();
   }
 

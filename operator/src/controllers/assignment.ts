@@ -101,6 +101,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
       if (!sameStatus(cam.status, status)) writes.push({ cam, next: { ...cam, status }, decision });
     }
     for (const [phase, n] of phases) ctx.metrics.cameras.set({ phase }, n);
+    ctx.metrics.exportClusterState();
 
     let conflicts = 0;
     await forEachLimited(writes, WRITE_CONCURRENCY, async ({ cam, next, decision }) => {

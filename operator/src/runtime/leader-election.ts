@@ -61,7 +61,7 @@ export class LeaderElector {
     while (!signal.aborted) {
       if (await this.tryAcquireOrRenew(signal)) {
         this.leading = true;
-        this.opts.log.info({ identity: this.opts.identity, lease: this.opts.leaseName }, 'became the leader');
+        this.opts.log.info({ lease: this.opts.leaseName }, 'became the leader');
         return true;
       }
       // client-go jitters the retry by up to 20 % so that standbys do not all ask at once.
@@ -92,7 +92,7 @@ export class LeaderElector {
       if (signal.aborted) break;
       if (!ok && clock.now() - this.lastRenew >= renewDeadlineMs) {
         this.leading = false;
-        this.opts.log.error({ identity: this.opts.identity, sinceRenewMs: clock.now() - this.lastRenew }, 'leadership lost: no renewal within the renew deadline');
+        this.opts.log.error({ sinceRenewMs: clock.now() - this.lastRenew }, 'leadership lost: no renewal within the renew deadline');
         return 'lost';
       }
     }
@@ -119,7 +119,7 @@ export class LeaderElector {
         if (fresh?.spec?.holderIdentity !== this.opts.identity) return;
         await give(fresh);
       }
-      this.opts.log.info({ identity: this.opts.identity }, 'leadership released');
+      this.opts.log.info('leadership released');
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message }, 'could not release the leader Lease; the standby takes over when it expires');
     }

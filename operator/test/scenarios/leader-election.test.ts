@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from '../support/fake-recorders.js';
 import { startTestCluster } from '@vigil/testing/kube-cluster';
+import { repeatedTopLevelKeys } from '@vigil/testing/json-keys';
 import { startOperator, type OperatorProcess } from '@vigil/testing/operator-process';
 import { applyCameras, assertNoForbidden, assertRecordersAllowed, waitForCameras } from '../support/scenario.js';
 
@@ -42,7 +43,19 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   const m2 = await op2.metrics();
   assert.equal(m2.value('vigil_operator_leader'), 0);
   assert.equal(m2.samples.filter((s) => s.name === 'vigil_operator_reconciles_total').reduce((a, s) => a + s.value, 0), 0);
-  assert.ok((await op1.metrics()).samples.some((s) => s.name === 'vigil_operator_reconciles_total' && s.value > 0));
+  const m1 = await op1.metrics();
+  assert.ok(m1.samples.some((s) => s.name === 'vigil_operator_reconciles_total' && s.value > 0));
+  // The cluster's state comes from the leader alone: an alert on quorum must not fire for the standby.
+  assert.equal(m1.value('vigil_operator_quorum'), 1);
+  assert.equal(m1.value('vigil_operator_members', { state: 'online' }), 3);
+  for (const name of ['vigil_operator_quorum', 'vigil_operator_members', 'vigil_operator_cameras', 'vigil_operator_camera_moves_total']) {
+    assert.deepEqual(m2.samples.filter((s) => s.name === name), [], `the standby exports ${name}`);
+  }
+  // Informer lists are counted on both replicas, as a counter.
+  for (const m of [m1, m2]) {
+    assert.equal(m.types.get('vigil_operator_informer_lists_total'), 'counter');
+    assert.ok((m.value('vigil_operator_informer_lists_total', { informer: 'cameras' }) ?? 0) >= 1);
+  }
   const lease = await cluster.coordination.readNamespacedLease({ name: 'vigil-operator', namespace: cluster.namespace });
   assert.equal(lease.spec?.holderIdentity, 'op-1');
   assert.equal(lease.spec?.leaseDurationSeconds, 6);
@@ -83,7 +96,13 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   assert.ok(exitAfter <= 6, `the cut-off leader exited after ${exitAfter.toFixed(2)} s`);
   assert.match(op3.logText(), /leadership lost/);
   await waitForLeader(op4, 15_000);
-  for (const op of [op1, op2, op3, op4]) assertNoForbidden(op);
+  for (const op of [op1, op2, op3, op4]) {
+    assertNoForbidden(op);
+    // Every log line names each key once (no child binding repeating the base's component or identity).
+    const repeats = op.rawLines.map((line) => [line, repeatedTopLevelKeys(line)] as const).filter(([, keys]) => keys.length > 0);
+    assert.deepEqual(repeats, [], `${op.identity} wrote log lines with repeated keys`);
+    assert.ok(op.rawLines.length > 0);
+  }
   assertRecordersAllowed(recorders);
   await op4.stop();
 });
