@@ -1,6 +1,6 @@
 // One recorder Pod, one Service and (with a host template) one Ingress per RecorderNode; a changed Pod template is
 // rolled one node at a time: the next Pod is replaced only when every rolled Pod is Ready and its node online.
-import { nodeLeaseName, type RecorderNode } from '@vigil/crds';
+import { nodeLeaseName, nodeNameOf, type RecorderNode } from '@vigil/crds';
 import { isNotFound, Resources, type Ingress, type Service, isOnline } from '@vigil/kube';
 import { RECORDER_LABEL, recorderName } from '../desired/names.js';
 import { isPodReady, templateHashOf } from '../desired/pod.js';
@@ -17,7 +17,7 @@ export function rollBlocker(ctx: ControllerContext, templates: PodTemplates, nam
   for (const other of ctx.caches.recorderNodes.list()) {
     const otherName = other.metadata.name ?? '';
     if (otherName === name || other.metadata.deletionTimestamp) continue;
-    const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(other.spec.nodeName || otherName)));
+    const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(nodeNameOf(other))));
     if (!pod || pod.metadata.deletionTimestamp) return `the Pod of ${otherName} is being replaced`;
     if (templateHashOf(pod) !== templates.hashFor(other)) continue; // not rolled yet: waits its turn
     if (!isPodReady(pod)) return `the new Pod of ${otherName} is not Ready yet`;
@@ -46,7 +46,7 @@ async function ensureService(ctx: ControllerContext, rn: RecorderNode, signal: A
 
 async function ensureIngress(ctx: ControllerContext, rn: RecorderNode, signal: AbortSignal): Promise<void> {
   const want = desiredIngress(rn, ctx.settings, ctx.namespace);
-  const name = recorderName(rn.spec.nodeName || rn.metadata.name || '');
+  const name = recorderName(nodeNameOf(rn));
   const have = ctx.caches.ingresses.get(nsKey(ctx, name));
   if (!want) {
     if (have && have.metadata.labels?.[RECORDER_LABEL] === name) await ctx.client.delete(Resources.ingresses, ctx.namespace, name, { signal, uid: have.metadata.uid });
@@ -81,6 +81,8 @@ export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodT
     const want = templates.podFor(rn);
     const podName = want.metadata.name ?? '';
     const have = ctx.caches.pods.get(nsKey(ctx, podName));
+    // The API server refuses a Pod whose ServiceAccount does not exist yet (the identity controller makes it).
+    if (!have && !ctx.caches.serviceAccounts.get(nsKey(ctx, want.spec?.serviceAccountName ?? ''))) return { requeueAfterMs: WAIT_MS };
     if (!have) {
       if (!(await createCached(ctx, Resources.pods, ctx.caches.pods, want, signal))) return { requeueAfterMs: WAIT_MS };
       ctx.log.info({ node: name, pod: podName, hash: templateHashOf(want) }, 'recorder Pod created');

@@ -82,11 +82,12 @@ export class LeaderElector {
       const left = this.lastRenew + renewDeadlineMs - clock.now();
       // Each attempt ends by the renew deadline at the latest (a hanging API server must not outlast it).
       const attempt = new AbortController();
-      const timer = setTimeout(() => attempt.abort(), Math.max(1, left));
+      const deadline = new AbortController();
+      void clock.sleep(Math.max(1, left), deadline.signal).then(() => attempt.abort());
       const onStop = () => attempt.abort();
       signal.addEventListener('abort', onStop, { once: true });
       const ok = await this.tryAcquireOrRenew(attempt.signal).finally(() => {
-        clearTimeout(timer);
+        deadline.abort();
         signal.removeEventListener('abort', onStop);
       });
       if (signal.aborted) break;

@@ -1,5 +1,5 @@
 // A de-duplicating work queue keyed by object: one pending entry per key, one reconcile per key at a time, delayed
-// re-adds and per-key exponential backoff (client-go workqueue / controller-runtime semantics).
+// re-adds (slept on the injected clock) and per-key exponential backoff (client-go workqueue / controller-runtime semantics).
 import type { Clock } from '@vigil/kube';
 
 export interface BackoffOptions {
@@ -13,7 +13,7 @@ export class WorkQueue {
   private readonly active = new Set<string>();
   /** Keys added again while a reconcile of theirs was running: queued when it finishes. */
   private readonly dirty = new Set<string>();
-  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly timers = new Map<string, { at: number; cancel: AbortController }>();
   private readonly failures = new Map<string, number>();
   private readonly waiters: Array<(key: string | undefined) => void> = [];
   private shuttingDown = false;
@@ -49,12 +49,14 @@ export class WorkQueue {
     const at = this.clock.now() + ms;
     const existing = this.timers.get(key);
     if (existing && existing.at <= at) return;
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(() => {
+    existing?.cancel.abort();
+    const cancel = new AbortController();
+    this.timers.set(key, { at, cancel });
+    void this.clock.sleep(ms, cancel.signal).then(() => {
+      if (cancel.signal.aborted) return;
       this.timers.delete(key);
       this.add(key);
-    }, ms);
-    this.timers.set(key, { at, timer });
+    });
   }
 
   /** Queues the key after its backoff (base × 2^failures, capped) and counts one more failure. */
@@ -100,7 +102,7 @@ export class WorkQueue {
 
   shutDown(): void {
     this.shuttingDown = true;
-    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    for (const { cancel } of this.timers.values()) cancel.abort();
     this.timers.clear();
     this.pending.length = 0;
     this.queued.clear();

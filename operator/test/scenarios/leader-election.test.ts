@@ -16,10 +16,9 @@ async function waitForLeader(proc: OperatorProcess, timeoutMs: number): Promise<
 
 test('only the leader acts; kill -9 → the standby leads within a few seconds; SIGTERM → at once; cut off → exit', async (t) => {
   const cluster = await startTestCluster(t);
-  const recorders = ['node-a', 'node-b', 'node-c'].map((n) => new FakeRecorder(n, cluster.namespace, cluster.recorderApis.coordination, cluster.recorderApis.custom));
+  const recorders = ['node-a', 'node-b', 'node-c'].map((n) => new FakeRecorder(n, cluster));
   t.after(() => recorders.forEach((r) => r.stop()));
   for (const r of recorders) await cluster.addNode(r.node);
-  await Promise.all(recorders.map((r) => r.start()));
   const kubeconfigs = new Map<string, { path: string; token: string }>();
   const start = async (id: string) => {
     const kc = await cluster.kubeconfigFor('vigil-operator', id);
@@ -34,6 +33,8 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   };
   const op1 = await start('op-1');
   await waitForLeader(op1, 15_000);
+  // The leader made each node's ServiceAccount and heartbeat Lease: the recorders start on them.
+  await Promise.all(recorders.map((r) => r.start()));
   const op2 = await start('op-2');
   await waitUntil(async () => (await fetch(`http://127.0.0.1:${op2.port}/readyz`)).status === 200, 30_000, 'op-2 caches synced');
   await applyCameras(cluster, ['cam-1', 'cam-2', 'cam-3']);

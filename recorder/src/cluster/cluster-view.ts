@@ -1,7 +1,11 @@
-// What this node sees of the cluster: Cameras, RecorderNodes, their Secrets and Leases, through list+watch caches that survive API outages.
+// What this node sees of the cluster: Cameras, RecorderNodes, their Secrets and Leases, through list+watch caches that
+// survive API outages; and the questions every part asks of them (which cameras a node records, where a node is,
+// the silence rule the operator judges nodes by).
 import type { Logger } from 'pino';
-import type { Camera as CameraResource, RecorderNode } from '@vigil/crds';
-import { Informer, Resources, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease } from '@vigil/kube';
+import {
+  DEFAULT_NODE_SILENCE_SECONDS, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME, nodeLeaseName, recordsCamera, type Camera as CameraResource, type RecorderNode,
+} from '@vigil/crds';
+import { Informer, reportOf, Resources, silenceMsOf, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease } from '@vigil/kube';
 import type { SecretData } from './camera-from-resource.js';
 
 export interface Secret extends KubeObject {
@@ -56,6 +60,25 @@ export class ClusterView {
 
   lease(name: string): Lease | undefined {
     return this.leases.get(`${this.namespace}/${name}`);
+  }
+
+  /** The Camera resources `node` records: assigned to it, or the old side of a planned move. */
+  assignedTo(node: string): Array<CameraResource & KubeObject> {
+    return this.cameras.list().filter((c) => recordsCamera(c, node));
+  }
+
+  /** Where a node is: what its heartbeat Lease reports, else its RecorderNode status (the operator's copy). */
+  urlsOf(node: string): { url?: string; publicUrl?: string } {
+    const report = reportOf(this.lease(nodeLeaseName(node)));
+    const status = this.recorderNode(node)?.status;
+    const url = report.url || status?.url || undefined;
+    const publicUrl = report.url ? report.publicUrl : status?.publicUrl || undefined;
+    return { ...(url ? { url } : {}), ...(publicUrl ? { publicUrl } : {}) };
+  }
+
+  /** The silence rule the operator publishes on its Lease (--node-silence), else the default 15 s. */
+  nodeSilenceMs(): number {
+    return silenceMsOf(this.lease(OPERATOR_LEASE_NAME)?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
   }
 
   /** The Secret's data (base64 values), {} for a Secret without data, undefined when there is no such Secret. */

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera as CameraResource } from '@vigil/crds';
-import { cameraFromResource, recordsHere } from '../../src/cluster/camera-from-resource.js';
+import { cameraFromResource } from '../../src/cluster/camera-from-resource.js';
 import { configSchema } from '../../src/config/schema.js';
 
 const config = configSchema.parse({ record: { format: 'mp4', segment_seconds: 30, retention: { max_age_days: 7 } } });
@@ -36,11 +36,4 @@ test('a missing Secret or key, or a name that is not a camera id, is reported an
   assert.match(noKey.ok ? '' : noKey.message, /no key password/);
   const long = cameraFromResource(resource('x'.repeat(65), {}), () => undefined, config);
   assert.equal(long.ok ? '' : long.reason, 'InvalidName');
-});
-
-test('a node records the cameras assigned to it and, during a planned move, those handed over from it', () => {
-  assert.equal(recordsHere(resource('a', {}, { node: 'node-a' }), 'node-a'), true);
-  assert.equal(recordsHere(resource('a', {}, { node: 'node-b', handoverFrom: 'node-a' }), 'node-a'), true);
-  assert.equal(recordsHere(resource('a', {}, { node: 'node-b', handoverFrom: null }), 'node-a'), false);
-  assert.equal(recordsHere(resource('a', {}), 'node-a'), false);
 });
