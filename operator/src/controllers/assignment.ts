@@ -5,7 +5,7 @@
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
 import { awaitedMembers, conflictBackoffMs, isConflict, isNotFound, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
 import { planAssignment, type CameraDecision } from '../desired/assignment.js';
-import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus } from '../desired/camera-status.js';
+import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus, type OwnedCameraStatus } from '../desired/camera-status.js';
 import { DEFAULT_PLAN_OPTIONS, isSettled } from '../desired/placement-rules.js';
 import { advertiseUrl } from '../desired/urls.js';
 import type { ReconcileResult } from '../runtime/controller.js';
@@ -101,7 +101,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
     ctx.metrics.members.set({ state: 'offline' }, plan.quorum.voters - plan.quorum.onlineVoters);
     quorumEvents(plan.quorum.ok, plan.quorum.voters, `${plan.quorum.onlineVoters} of ${plan.quorum.voters} members online`, rns);
 
-    const writes: Array<{ cam: Camera; next: Camera; decision: CameraDecision }> = [];
+    const writes: Array<{ cam: Camera; owned: OwnedCameraStatus; decision: CameraDecision }> = [];
     let requeueAfterMs: number | undefined;
     const phases = new Map<CameraPhase, number>(CAMERA_PHASES.map((p) => [p, 0]));
     for (const cam of cameras) {
@@ -110,7 +110,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
       phases.set(status.phase ?? 'Pending', (phases.get(status.phase ?? 'Pending') ?? 0) + 1);
       const wait = nextPhaseChangeIn({ ...cam.status, ...status }, now);
       if (wait !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
-      if (!sameStatus(ownedCameraStatus(cam.status), status)) writes.push({ cam, next: { ...cam, status: { ...cam.status, ...status } }, decision });
+      if (!sameStatus(ownedCameraStatus(cam.status), status)) writes.push({ cam, owned: status, decision });
     }
     // A member becoming settled may let rebalancing move cameras to it: plan again then.
     for (const n of nodes) {
@@ -122,10 +122,10 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
     ctx.metrics.exportClusterState();
 
     let conflicts = 0;
-    await forEachLimited(writes, WRITE_CONCURRENCY, async ({ cam, next, decision }) => {
+    await forEachLimited(writes, WRITE_CONCURRENCY, async ({ cam, owned, decision }) => {
       if (signal.aborted) return;
       try {
-        const written = await applyStatusCached(ctx, Resources.cameras, ctx.caches.cameras, cam, ownedCameraStatus(next.status), signal);
+        const written = await applyStatusCached(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal);
         moveEvents(written, decision, cam, byName, now);
       } catch (err) {
         if (isNotFound(err)) return;
