@@ -29,6 +29,8 @@ export interface LeaderElectorOptions extends LeaderElectionTiming {
   log: Logger;
   /** Called whenever the observed holder changes (also for other holders); '' when nobody holds it. */
   onLeaderChange?: (holder: string) => void;
+  /** Published on the Lease with every acquisition and renewal (what the leader wants every reader to know). */
+  annotations?: Record<string, string>;
 }
 
 export type ElectionOutcome = 'lost' | 'stopped';
@@ -140,7 +142,8 @@ export class LeaderElector {
     try {
       const current = await store.get(signal);
       if (!current) {
-        const created = await store.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: leaseName, namespace }, spec: spec() }, signal);
+        const metadata = { name: leaseName, namespace, ...(this.opts.annotations ? { annotations: this.opts.annotations } : {}) };
+        const created = await store.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: spec() }, signal);
         this.renewed(created);
         return true;
       }
@@ -149,7 +152,8 @@ export class LeaderElector {
       const durationMs = (current.spec?.leaseDurationSeconds ?? Math.round(leaseDurationMs / 1000)) * 1000;
       const valid = this.observed !== undefined && this.observed.at + durationMs > now;
       if (holder !== '' && holder !== identity && valid) return false;
-      const updated = await store.update({ ...current, spec: spec(current) }, signal);
+      const metadata = this.opts.annotations ? { ...current.metadata, annotations: { ...current.metadata.annotations, ...this.opts.annotations } } : current.metadata;
+      const updated = await store.update({ ...current, metadata, spec: spec(current) }, signal);
       this.renewed(updated);
       return true;
     } catch (err) {
