@@ -47,6 +47,8 @@ function ownerNode(obj: KubeObject | undefined): string | undefined {
 export class Operator {
   readonly caches: Caches;
   readonly events: EventRecorder;
+  /** What every controller is handed (the controllers' unit tests run their reconciles with it). */
+  readonly context: ControllerContext;
   private readonly controllers: {
     recorderNodes: Controller; identity: Controller; pods: Controller; nodeStatus: Controller; membership: Controller; assignment: Controller;
   };
@@ -77,6 +79,7 @@ export class Operator {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,
     };
+    this.context = ctx;
     const templates = new PodTemplates(ctx);
     const controller = (name: string, reconcile: ConstructorParameters<typeof Controller>[2], workers: number) =>
       new Controller(name, new WorkQueue(clock), reconcile, log.child({ controller: name }), opts.metrics, workers);
