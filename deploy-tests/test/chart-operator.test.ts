@@ -60,6 +60,12 @@ test('the operator converges a Camera with the chart settings and the chart RBAC
   await waitUntil(async () => (await kubectl(['-n', NS, 'get', 'cam', 'porch', '-o', 'jsonpath={.status.node}'])) === NODE, 30_000, 'the Camera assigned');
   assert.equal(await kubectl(['-n', NS, 'get', 'cam', 'porch', '-o', 'jsonpath={.status.phase}']), 'Assigned');
   assert.match(await kubectl(['-n', NS, 'get', 'events', '--field-selector', 'involvedObject.name=porch', '-o', 'jsonpath={.items[*].reason}']), /Assigned/);
+  // Events about the cluster-scoped RecorderNode are in `default`, where a real API server requires them, written
+  // with the chart's RBAC, and kubectl finds them.
+  const rnEvents = ['-n', 'default', 'get', 'events', '--field-selector', 'involvedObject.kind=RecorderNode', '-o', 'jsonpath={range .items[*]}{.involvedObject.name} {.reason}{"\\n"}{end}'];
+  await waitUntil(async () => (await kubectl(rnEvents)).includes(`${NODE} MemberAdded`), 30_000, 'the RecorderNode Event in default');
+  assert.match(await kubectl(['describe', 'rn', NODE]), /Normal\s+MemberAdded\s+\S+\s+vigil-operator\s+node node-a joined as a member/);
+  assert.deepEqual(operator.output.filter((line) => line.includes('could not write an Event')), [], 'every Event the operator wrote was accepted');
 
   assert.match(await operator.metrics(), /^vigil_operator_leader 1$/m);
   assert.deepEqual(heartbeatErrors, [], 'the node\'s ServiceAccount may renew its Lease');

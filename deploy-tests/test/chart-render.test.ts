@@ -16,7 +16,7 @@ import { tempDir } from '@vigil/testing/temp-dir';
 import { CHART_DIR, configMapText, find, maybe, renderChart, secretText, VALUES_MATRIX, type KubeObject } from './support/chart.js';
 
 interface Rule { apiGroups: string[]; resources: string[]; verbs: string[] }
-const ruleFile = (who: string) => parse(readFileSync(join(CHART_DIR, `rbac/${who}-rules.yaml`), 'utf8')) as { clusterRules: Rule[]; namespacedRules: Rule[] };
+const ruleFile = (who: string) => parse(readFileSync(join(CHART_DIR, `rbac/${who}-rules.yaml`), 'utf8')) as { clusterRules: Rule[]; namespacedRules: Rule[]; defaultNamespaceRules?: Rule[] };
 const spec = (o: KubeObject) => o.spec as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function settingsOf(objects: KubeObject[]): Settings {
@@ -47,6 +47,15 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
         assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: `vigil-${who}`, namespace: 'vigil' }]);
       }
       find(objects, 'ServiceAccount', `vigil-${who}`);
+      // Events about cluster-scoped objects live in `default`: a Role there with exactly those rules, or none.
+      const inDefault = objects.filter((o) => (o.kind === 'Role' || o.kind === 'RoleBinding') && o.metadata.namespace === 'default' && o.metadata.name === `vigil-vigil-${who}`);
+      if (rules.defaultNamespaceRules === undefined) assert.deepEqual(inDefault, []);
+      else {
+        assert.deepEqual(find(inDefault, 'Role', `vigil-vigil-${who}`).rules, rules.defaultNamespaceRules);
+        const binding = find(inDefault, 'RoleBinding', `vigil-vigil-${who}`);
+        assert.deepEqual(binding.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `vigil-vigil-${who}` });
+        assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: `vigil-${who}`, namespace: 'vigil' }]);
+      }
     }
   });
 
@@ -185,8 +194,11 @@ test('ServiceMonitor enabled: one for the operator and one for the recorders, ea
 test('every namespaced object lands in the release namespace and carries the release labels', async (t) => {
   const objects = await renderChart(t, { postgresql: { enabled: true }, ingress: { enabled: true } }, { namespace: 'cams', release: 'site-a' });
   const clusterScoped = new Set(['ClusterRole', 'ClusterRoleBinding']);
+  // The one exception: the operator's Role for Events about cluster-scoped objects, which live in `default`.
+  const eventsRole = (o: KubeObject) => (o.kind === 'Role' || o.kind === 'RoleBinding') && o.metadata.name === 'cams-site-a-vigil-operator';
+  assert.deepEqual(objects.filter(eventsRole).map((o) => `${o.kind}/${o.metadata.namespace}`), ['Role/default', 'RoleBinding/default']);
   for (const o of objects) {
-    if (!clusterScoped.has(o.kind)) assert.equal(o.metadata.namespace, 'cams', `${o.kind}/${o.metadata.name}`);
+    if (!clusterScoped.has(o.kind) && !eventsRole(o)) assert.equal(o.metadata.namespace, 'cams', `${o.kind}/${o.metadata.name}`);
     assert.equal(o.metadata.labels?.['app.kubernetes.io/instance'], 'site-a', `${o.kind}/${o.metadata.name}`);
   }
   assert.ok(find(objects, 'ClusterRole', 'cams-site-a-vigil-operator'));

@@ -74,7 +74,7 @@ export class Operator {
       roleBindings: informer<Binding>('rolebindings', Resources.roleBindings, namespace, ours),
       clusterRoleBindings: informer<Binding>('clusterrolebindings', Resources.clusterRoleBindings, undefined, ours),
     };
-    this.events = new EventRecorder(client, namespace, opts.identity, clock, log.child({ part: 'events' }));
+    this.events = new EventRecorder(client, opts.identity, clock, log.child({ part: 'events' }));
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,

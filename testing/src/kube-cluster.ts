@@ -21,6 +21,8 @@ export const CRD_DIR = join(REPO_ROOT, 'helm/vigil/crds');
 export interface RbacRules {
   clusterRules: V1PolicyRule[];
   namespacedRules: V1PolicyRule[];
+  /** Rules for a Role in `default` (Events about cluster-scoped objects live there). */
+  defaultNamespaceRules?: V1PolicyRule[];
 }
 
 /** The RBAC rules the chart renders (helm/vigil/rbac/<who>-rules.yaml). */
@@ -51,6 +53,7 @@ export interface TestCluster {
   camera(name: string): Promise<Camera>;
   cameras(): Promise<Camera[]>;
   recorderNodes(): Promise<RecorderNode[]>;
+  /** Events about the release's objects: the Cameras' (release namespace) and the RecorderNodes' (`default`). */
   events(): Promise<Array<{ reason?: string; message?: string; involvedObject: { kind?: string; name?: string }; lastTimestamp?: Date; eventTime?: Date; metadata: { creationTimestamp?: Date } }>>;
 }
 
@@ -115,6 +118,10 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: sa } } });
     await rbac.createClusterRoleBinding({ body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
     await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: sa }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: sa }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
+    if (rules.defaultNamespaceRules !== undefined) {
+      await rbac.createNamespacedRole({ namespace: 'default', body: { metadata: { name: roleName }, rules: rules.defaultNamespaceRules } });
+      await rbac.createNamespacedRoleBinding({ namespace: 'default', body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
+    }
   }
   const kubeconfigFor = async (account: string, identity: string): Promise<{ path: string; token: string }> => {
     const token = await emulator.issueServiceAccountToken(namespace, account);
@@ -149,7 +156,9 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
       return list.items;
     },
     async events() {
-      return (await core.listNamespacedEvent({ namespace })).items as never;
+      const own = (await core.listNamespacedEvent({ namespace })).items;
+      const clusterScoped = namespace === 'default' ? [] : (await core.listNamespacedEvent({ namespace: 'default' })).items;
+      return [...own, ...clusterScoped] as never;
     },
   };
 }

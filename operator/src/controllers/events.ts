@@ -1,10 +1,18 @@
 // EventRecorder: core/v1 Events on Cameras and RecorderNodes (assignment, move, failure, membership, quorum), in the
-// release namespace; written in the background so that a failing Event never holds up a reconcile.
+// namespace a real API server accepts them in; written in the background so that a failing Event never holds up a reconcile.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { toApiTime, toMicroTime, type Clock, type KubeClient, Resources, type CoreEvent, type KubeObject } from '@vigil/kube';
 
 export const COMPONENT = 'vigil-operator';
+
+/**
+ * Where an Event about `obj` must live: its own namespace, or `default` for a cluster-scoped object (RecorderNode),
+ * as kube-apiserver's Event validation requires (pkg/apis/core/validation/events.go).
+ */
+export function eventNamespaceOf(obj: KubeObject): string {
+  return obj.metadata.namespace !== undefined && obj.metadata.namespace !== '' ? obj.metadata.namespace : 'default';
+}
 
 export class EventRecorder {
   /** The same event about the same object within this window is written once. */
@@ -13,7 +21,6 @@ export class EventRecorder {
 
   constructor(
     private readonly client: KubeClient,
-    private readonly namespace: string,
     private readonly identity: string,
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -44,7 +51,7 @@ export class EventRecorder {
     const event: CoreEvent = {
       apiVersion: 'v1',
       kind: 'Event',
-      metadata: { name: `${name.slice(0, 200)}.${now.toString(16)}${randomBytes(3).toString('hex')}`, namespace: this.namespace },
+      metadata: { name: `${name.slice(0, 200)}.${now.toString(16)}${randomBytes(3).toString('hex')}`, namespace: eventNamespaceOf(obj) },
       involvedObject: {
         apiVersion: obj.apiVersion,
         kind: obj.kind,

@@ -1,7 +1,6 @@
 // Defaults and checks the real server's strategies apply to built-in kinds on create and update (the parts clients notice).
 import type { StatusCause } from './status-errors.js';
 import { isRecord, type KubeObject, type ResourceType } from './types.js';
-import { labelSelectorObjectMatcher } from './label-selector.js';
 
 export interface BuiltinContext {
   /** Next free ClusterIP for a Service. */
@@ -20,6 +19,24 @@ function record(parent: Record<string, unknown>, key: string): Record<string, un
 
 function setDefault(target: Record<string, unknown>, key: string, value: unknown): void {
   if (target[key] === undefined) target[key] = value;
+}
+
+function defaultProbe(probe: Record<string, unknown>): void {
+  setDefault(probe, 'timeoutSeconds', 1);
+  setDefault(probe, 'periodSeconds', 10);
+  setDefault(probe, 'successThreshold', 1);
+  setDefault(probe, 'failureThreshold', 3);
+  if (isRecord(probe.httpGet)) setDefault(probe.httpGet, 'scheme', 'HTTP');
+}
+
+/** RBAC subjects: apiGroup "" for ServiceAccounts, rbac.authorization.k8s.io for Users and Groups (SetDefaults_Subject). */
+function defaultSubjects(o: KubeObject): void {
+  if (!Array.isArray(o.subjects)) return;
+  for (const subject of o.subjects) {
+    if (!isRecord(subject) || (subject.apiGroup !== undefined && subject.apiGroup !== '')) continue;
+    if (subject.kind === 'User' || subject.kind === 'Group') subject.apiGroup = 'rbac.authorization.k8s.io';
+    else if (subject.kind === 'ServiceAccount') subject.apiGroup = '';
+  }
 }
 
 function defaultPodSpec(spec: Record<string, unknown>): void {
@@ -42,32 +59,15 @@ function defaultPodSpec(spec: Record<string, unknown>): void {
       setDefault(c, 'imagePullPolicy', !tagged || image.endsWith(':latest') ? 'Always' : 'IfNotPresent');
       setDefault(c, 'resources', {});
       if (Array.isArray(c.ports)) for (const p of c.ports) if (isRecord(p)) setDefault(p, 'protocol', 'TCP');
+      for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) if (isRecord(c[probe])) defaultProbe(c[probe]);
+      if (Array.isArray(c.env)) {
+        for (const e of c.env) {
+          const fieldRef = isRecord(e) && isRecord(e.valueFrom) ? e.valueFrom.fieldRef : undefined;
+          if (isRecord(fieldRef)) setDefault(fieldRef, 'apiVersion', 'v1');
+        }
+      }
     }
   }
-}
-
-function selectorMatchesTemplate(object: KubeObject, kindName: string): StatusCause[] {
-  const spec = record(object, 'spec');
-  const selector = spec.selector;
-  if (!isRecord(selector)) return [{ reason: 'FieldValueRequired', field: 'spec.selector', message: 'Required value' }];
-  const template = record(spec, 'template');
-  const labels = record(template, 'metadata').labels as Record<string, string> | undefined;
-  const matches = labelSelectorObjectMatcher(selector as Parameters<typeof labelSelectorObjectMatcher>[0]);
-  if (!matches(labels)) {
-    return [{ field: 'spec.template.metadata.labels', message: `Invalid value: ${JSON.stringify(labels ?? {})}: \`selector\` does not match template \`labels\`` }];
-  }
-  void kindName;
-  return [];
-}
-
-function immutableSelector(object: KubeObject, existing: KubeObject | undefined): StatusCause[] {
-  if (existing === undefined) return [];
-  const before = (existing.spec as Record<string, unknown> | undefined)?.selector;
-  const after = (object.spec as Record<string, unknown> | undefined)?.selector;
-  if (JSON.stringify(before) !== JSON.stringify(after)) {
-    return [{ field: 'spec.selector', message: `Invalid value: ${JSON.stringify(after)}: field is immutable` }];
-  }
-  return [];
 }
 
 const HOOKS: Record<string, Hook> = {
@@ -116,16 +116,22 @@ const HOOKS: Record<string, Hook> = {
     }
     return [];
   },
-  'apps/deployments': (o, existing) => {
+  'apps/deployments': (o) => {
     const spec = record(o, 'spec');
     setDefault(spec, 'replicas', 1);
-    setDefault(spec, 'strategy', { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+    const strategy = record(spec, 'strategy');
+    setDefault(strategy, 'type', 'RollingUpdate');
+    if (strategy.type === 'RollingUpdate') {
+      const rolling = record(strategy, 'rollingUpdate');
+      setDefault(rolling, 'maxUnavailable', '25%');
+      setDefault(rolling, 'maxSurge', '25%');
+    }
     setDefault(spec, 'revisionHistoryLimit', 10);
     setDefault(spec, 'progressDeadlineSeconds', 600);
     defaultPodSpec(record(record(spec, 'template'), 'spec'));
-    return [...selectorMatchesTemplate(o, 'Deployment'), ...immutableSelector(o, existing)];
+    return [];
   },
-  'apps/statefulsets': (o, existing) => {
+  'apps/statefulsets': (o) => {
     const spec = record(o, 'spec');
     setDefault(spec, 'replicas', 1);
     setDefault(spec, 'podManagementPolicy', 'OrderedReady');
@@ -133,20 +139,28 @@ const HOOKS: Record<string, Hook> = {
     setDefault(spec, 'revisionHistoryLimit', 10);
     setDefault(spec, 'persistentVolumeClaimRetentionPolicy', { whenDeleted: 'Retain', whenScaled: 'Retain' });
     defaultPodSpec(record(record(spec, 'template'), 'spec'));
-    return [...selectorMatchesTemplate(o, 'StatefulSet'), ...immutableSelector(o, existing)];
+    return [];
   },
   'apps/replicasets': (o) => {
     const spec = record(o, 'spec');
     setDefault(spec, 'replicas', 1);
     defaultPodSpec(record(record(spec, 'template'), 'spec'));
-    return selectorMatchesTemplate(o, 'ReplicaSet');
+    return [];
   },
   'apps/daemonsets': (o) => {
     const spec = record(o, 'spec');
     setDefault(spec, 'updateStrategy', { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
     setDefault(spec, 'revisionHistoryLimit', 10);
     defaultPodSpec(record(record(spec, 'template'), 'spec'));
-    return selectorMatchesTemplate(o, 'DaemonSet');
+    return [];
+  },
+  'rbac.authorization.k8s.io/rolebindings': (o) => {
+    defaultSubjects(o);
+    return [];
+  },
+  'rbac.authorization.k8s.io/clusterrolebindings': (o) => {
+    defaultSubjects(o);
+    return [];
   },
   'apiextensions.k8s.io/customresourcedefinitions': (o) => {
     const spec = record(o, 'spec');

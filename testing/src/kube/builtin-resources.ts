@@ -1,6 +1,7 @@
 // The built-in kinds the emulator serves: group, version, names, scope, subresources and the client-node model of each.
 import type { BuiltinSchemas } from './builtin-schemas.js';
 import { coreEventFromEventsV1, eventsV1FromCoreEvent } from './event-conversion.js';
+import { validateCoreEvent, validateEventsV1Create } from './event-validation.js';
 import type { ResourceType, StorageView } from './types.js';
 
 const ALL_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -57,7 +58,10 @@ const BUILTINS: BuiltinSpec[] = [
   { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', model: 'V1CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], subresources: ['status'], hasGeneration: true },
   {
     group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', model: 'EventsV1Event', namespaced: true, shortNames: ['ev'], fieldSelectors: EVENT_FIELDS,
-    view: { stored: { group: '', version: 'v1', plural: 'events' }, toStored: coreEventFromEventsV1, fromStored: eventsV1FromCoreEvent },
+    view: {
+      stored: { group: '', version: 'v1', plural: 'events' }, toStored: coreEventFromEventsV1, fromStored: eventsV1FromCoreEvent,
+      validateCreate: (o) => [...validateCoreEvent(o), ...validateEventsV1Create(o)],
+    },
   },
   { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenReview', plural: 'tokenreviews', model: 'V1TokenReview', namespaced: false, verbs: CREATE_ONLY },
   { group: 'authentication.k8s.io', version: 'v1', kind: 'SelfSubjectReview', plural: 'selfsubjectreviews', model: 'V1SelfSubjectReview', namespaced: false, verbs: CREATE_ONLY },

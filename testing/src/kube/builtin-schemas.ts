@@ -52,6 +52,19 @@ const LIST_MERGE_KEYS: Record<string, { key: string; keys?: string[]; retainKeys
   'V1ServiceStatus.conditions': { key: 'type' },
 };
 
+/**
+ * Fields of type resource.Quantity (or maps of them, ResourceList) in k8s.io/api: client-node's models call them
+ * strings, the API server decodes them with the Quantity grammar.
+ */
+const QUANTITY_FIELDS = new Set([
+  'V1ResourceRequirements.limits', 'V1ResourceRequirements.requests', 'V1VolumeResourceRequirements.limits', 'V1VolumeResourceRequirements.requests',
+  'V1EmptyDirVolumeSource.sizeLimit', 'V1PodSpec.overhead', 'V1ResourceQuotaSpec.hard', 'V1ResourceQuotaStatus.hard', 'V1ResourceQuotaStatus.used',
+  'V1LimitRangeItem.max', 'V1LimitRangeItem.min', 'V1LimitRangeItem._default', 'V1LimitRangeItem.defaultRequest', 'V1LimitRangeItem.maxLimitRequestRatio',
+  'V1PersistentVolumeClaimStatus.capacity', 'V1PersistentVolumeClaimStatus.allocatedResources', 'V1PersistentVolumeSpec.capacity',
+  'V1NodeStatus.capacity', 'V1NodeStatus.allocatable', 'V1ContainerStatus.allocatedResources', 'V1ResourceFieldSelector.divisor',
+  'V2MetricTarget.value', 'V2MetricTarget.averageValue', 'V2MetricValueStatus.value', 'V2MetricValueStatus.averageValue',
+]);
+
 const MAP_TYPE = /^\{ \[key: string\]: (.+); \}$/;
 const ARRAY_TYPE = /^Array<(.+)>$/;
 
@@ -82,6 +95,10 @@ export class BuiltinSchemas {
           field.listType = 'map';
           field.listMapKeys = merge.keys ?? [merge.key];
         }
+      }
+      if (QUANTITY_FIELDS.has(`${modelName}.${a.name}`) || QUANTITY_FIELDS.has(`${modelName}.${a.baseName}`)) {
+        if (field.additionalProperties !== undefined && field.additionalProperties !== true) field.additionalProperties.quantity = true;
+        else field.quantity = true;
       }
       (schema.properties as Record<string, Schema>)[a.baseName] = field;
     }

@@ -14,6 +14,7 @@ import { NamespaceController } from './namespace-controller.js';
 import { ObjectApi } from './object-api.js';
 import { ObjectStore } from './object-store.js';
 import { OpenApiDocuments } from './openapi.js';
+import { PodSecurityAdmission } from './pod-security-admission.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { tokenRequest } from './review-handlers.js';
@@ -67,7 +68,7 @@ export async function startKubeEmulator(opts: KubeEmulatorOptions = {}): Promise
   const registry = new ResourceRegistry(builtinResourceTypes(schemas));
   const builtin = (group: string, version: string, plural: string): ResourceType => registry.lookup(group, version, plural) as ResourceType;
   let nextIp = 10;
-  const api = new ObjectApi(store, { allocateClusterIp: () => `10.96.${Math.floor(nextIp / 250)}.${(nextIp++ % 250) + 1}` });
+  const api = new ObjectApi(store, { allocateClusterIp: () => `10.96.${Math.floor(nextIp / 250)}.${(nextIp++ % 250) + 1}` }, [new PodSecurityAdmission(store)]);
   const serviceAccountType = builtin('', 'v1', 'serviceaccounts');
   const findServiceAccount = (namespace: string, name: string) => api.find(serviceAccountType, namespace, name);
   const tokens = new TokenAuthority((namespace, name) => {

@@ -11,9 +11,20 @@ function mapListKeys(schema: Schema | undefined): string[] | undefined {
   return undefined;
 }
 
+/**
+ * Defaults of list-map key fields: structured-merge-diff keys an item by them even when the applied configuration
+ * leaves them out (a container port without `protocol` is the port with protocol TCP, not a second port).
+ */
+const LIST_KEY_DEFAULTS: Record<string, unknown> = { protocol: 'TCP' };
+
+/** An item's value for a list-map key, its default when absent. */
+export function keyValue(item: Record<string, unknown>, key: string): unknown {
+  return item[key] ?? LIST_KEY_DEFAULTS[key];
+}
+
 function itemKey(item: Record<string, unknown>, keys: string[]): string {
   const picked: Record<string, unknown> = {};
-  for (const k of [...keys].sort()) if (item[k] !== undefined) picked[k] = item[k];
+  for (const k of [...keys].sort()) if (keyValue(item, k) !== undefined) picked[k] = keyValue(item, k);
   return `k:${JSON.stringify(picked)}`;
 }
 
@@ -89,7 +100,7 @@ export function removePath(tree: FieldTree, path: FieldPath): void {
 function findItem(list: unknown[], segment: string): number {
   if (segment.startsWith('k:')) {
     const keys = JSON.parse(segment.slice(2)) as Record<string, unknown>;
-    return list.findIndex((item) => isRecord(item) && Object.entries(keys).every(([k, v]) => JSON.stringify(item[k]) === JSON.stringify(v)));
+    return list.findIndex((item) => isRecord(item) && Object.entries(keys).every(([k, v]) => JSON.stringify(keyValue(item, k)) === JSON.stringify(v)));
   }
   if (segment.startsWith('v:')) {
     const wanted = segment.slice(2);

@@ -1,5 +1,5 @@
 // Field ownership (metadata.managedFields) and server-side apply: merge, conflicts between managers, removal of fields a manager stopped applying.
-import { addPath, deleteAt, describePath, fieldSetOf, hasPath, leafPaths, removePath, valueAt, type FieldPath, type FieldTree } from './field-sets.js';
+import { addPath, deleteAt, describePath, fieldSetOf, hasPath, keyValue, leafPaths, removePath, valueAt, type FieldPath, type FieldTree } from './field-sets.js';
 import { childSchema, type Schema } from './schema.js';
 import { KubeError } from './status-errors.js';
 import { deepClone, isRecord, type KubeObject, type ManagedFieldsEntry } from './types.js';
@@ -81,7 +81,7 @@ export function mergeApplied(live: unknown, applied: unknown, schema: Schema | u
       const out = [...live];
       for (const item of applied) {
         if (!isRecord(item)) continue;
-        const i = out.findIndex((o) => isRecord(o) && keys.every((k) => JSON.stringify(o[k]) === JSON.stringify(item[k])));
+        const i = out.findIndex((o) => isRecord(o) && keys.every((k) => JSON.stringify(keyValue(o, k)) === JSON.stringify(keyValue(item, k))));
         if (i >= 0) out[i] = mergeApplied(out[i], item, schema?.items);
         else out.push(deepClone(item));
       }

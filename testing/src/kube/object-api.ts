@@ -1,7 +1,9 @@
 // The API's semantics, independent of HTTP: get, list, create, update, patch and delete of any served resource.
 import { randomUUID } from 'node:crypto';
+import type { ValidatingAdmission } from './admission.js';
 import type { BuiltinContext } from './builtin-defaults.js';
 import { prepareBuiltin } from './builtin-defaults.js';
+import { validateObject } from './builtin-validation.js';
 import { parseFieldSelector, pinnedName } from './field-selector.js';
 import { parseLabelSelector } from './label-selector.js';
 import { hasPath } from './field-sets.js';
@@ -45,6 +47,8 @@ export class ObjectApi {
   constructor(
     readonly store: ObjectStore,
     private readonly builtinContext: BuiltinContext,
+    /** Validating admission plugins, run after defaulting and validation, before storage (also for dry runs). */
+    private readonly admission: ValidatingAdmission[] = [],
   ) {}
 
   get(type: ResourceType, namespace: string | undefined, name: string): KubeObject {
@@ -91,6 +95,7 @@ export class ObjectApi {
       meta.namespace = namespace ?? meta.namespace ?? 'default';
       this.checkNamespaceWritable(meta.namespace);
     } else delete meta.namespace;
+    const requestedName = meta.name ?? '';
     if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = generatedName(meta.generateName);
     checkName(type, object);
     if (this.find(type, meta.namespace, meta.name as string) !== undefined) throw alreadyExists(type, meta.name as string);
@@ -104,8 +109,9 @@ export class ObjectApi {
     delete meta.resourceVersion;
     if (type.hasGeneration || type.custom) meta.generation = 1;
     else delete meta.generation;
-    const causes = prepareBuiltin(type, object, undefined, this.builtinContext);
+    const causes = [...prepareBuiltin(type, object, undefined, this.builtinContext), ...validateObject(type, object, undefined, opts.subresource)];
     if (causes.length > 0) throw invalid(type, meta.name as string, causes);
+    this.admit({ operation: 'CREATE', type, object, oldObject: undefined, subresource: opts.subresource, name: requestedName, namespace: meta.namespace, warnings: opts.warnings ?? [] });
     if (!managedFieldsDone) {
       delete meta.managedFields;
       if (opts.fieldManager !== undefined) recordUpdate(undefined, object, this.ownership(type, opts));
@@ -217,8 +223,9 @@ export class ObjectApi {
     if (old.generation !== undefined) {
       meta.generation = generationView(next, statusIsSubresource) === generationView(existing, statusIsSubresource) ? old.generation : old.generation + 1;
     }
-    const causes = prepareBuiltin(type, next, existing, this.builtinContext);
+    const causes = [...prepareBuiltin(type, next, existing, this.builtinContext), ...validateObject(type, next, existing, opts.subresource)];
     if (causes.length > 0) throw invalid(type, meta.name as string, causes);
+    this.admit({ operation: 'UPDATE', type, object: next, oldObject: existing, subresource: opts.subresource, name: meta.name as string, namespace: meta.namespace, warnings: opts.warnings ?? [] });
     // A request that rewrites managedFields itself (kubectl's client-side to server-side apply migration) is obeyed.
     const rewritesOwnership = meta.managedFields !== undefined && JSON.stringify(meta.managedFields) !== JSON.stringify(old.managedFields);
     if (!managedFieldsDone && !rewritesOwnership) {
@@ -233,6 +240,10 @@ export class ObjectApi {
     if (sameContent(next, existing)) return existing;
     if (opts.dryRun) return next;
     return this.store.put(type.storageKey, next);
+  }
+
+  private admit(attributes: Parameters<ValidatingAdmission['validate']>[0]): void {
+    for (const plugin of this.admission) plugin.validate(attributes);
   }
 
   private ownership(type: ResourceType, opts: WriteOptions): Parameters<typeof recordUpdate>[2] {

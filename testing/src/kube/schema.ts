@@ -38,6 +38,8 @@ export interface Schema {
   patchStrategy?: string;
   /** The model name this node came from (built-in kinds), used as its OpenAPI component name. */
   modelName?: string;
+  /** A resource.Quantity (built-in kinds): a string or a number in the Quantity grammar. */
+  quantity?: boolean;
 }
 
 const TYPES = new Set<SchemaType>(['object', 'array', 'string', 'integer', 'number', 'boolean']);

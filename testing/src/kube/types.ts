@@ -1,6 +1,7 @@
 // The shapes the emulator passes around: stored objects, resource types and the authenticated user.
 import type { ObjectMeta as VigilObjectMeta, OwnerReference } from '@vigil/crds';
 import type { Schema } from './schema.js';
+import type { StatusCause } from './status-errors.js';
 
 /** A stored Kubernetes object: plain JSON with apiVersion, kind and metadata. */
 export interface KubeObject {
@@ -74,6 +75,8 @@ export interface StorageView {
   stored: { group: string; version: string; plural: string };
   toStored(o: KubeObject): KubeObject;
   fromStored(o: KubeObject): KubeObject;
+  /** Checks a create through this view adds to the stored type's (given the converted object). */
+  validateCreate?(stored: KubeObject): StatusCause[];
 }
 
 export interface UserInfo {

@@ -11,9 +11,9 @@ import type { ResourceRequest } from './request-info.js';
 import { includeObject, listMeta, represent, withTableVersion } from './representation.js';
 import { bearerToken, deleteOptions, writeOptions } from './request-options.js';
 import type { Reply, ResourceHandlerDeps } from './resource-handlers.js';
-import { methodNotAllowed, pathNotFound } from './status-errors.js';
+import { invalid, KubeError, methodNotAllowed, pathNotFound } from './status-errors.js';
 import { toTable } from './table-printer.js';
-import { groupVersion, type ResourceType, type StorageView } from './types.js';
+import { groupVersion, type KubeObject, type ResourceType, type StorageView } from './types.js';
 import { serveWatch } from './watch-stream.js';
 import { checkBodyType } from './write-preparation.js';
 
@@ -58,20 +58,25 @@ export async function handleView(deps: ResourceHandlerDeps, type: ResourceType, 
     }
     case 'create': {
       const body = view.toStored(checkBodyType(decodeObjectBody(req, await readBody(req)), type));
-      return { ...out(api.create(stored, info.namespace, body, writeOptions(req, query, info, warnings))), status: 201 };
+      if (view.validateCreate !== undefined) {
+        body.metadata.namespace = info.namespace ?? body.metadata.namespace ?? 'default';
+        const causes = view.validateCreate(body);
+        if (causes.length > 0) throw invalid(type, body.metadata.name ?? '', causes);
+      }
+      return { ...out(asViewError(type, () => api.create(stored, info.namespace, body, writeOptions(req, query, info, warnings)))), status: 201 };
     }
     case 'update': {
       const body = view.toStored(checkBodyType(decodeObjectBody(req, await readBody(req)), type));
-      return out(api.update(stored, ns, name(), body, writeOptions(req, query, info, warnings)));
+      return out(asViewError(type, () => api.update(stored, ns, name(), body, writeOptions(req, query, info, warnings))));
     }
     case 'patch': {
       const n = name();
       const { patchType, patch } = decodePatchBody(req, await readBody(req));
       const opts = writeOptions(req, query, info, warnings);
-      if (patchType === 'apply') return out(api.patch(stored, ns, n, 'apply', view.toStored(checkBodyType(patch, type)), opts));
+      if (patchType === 'apply') return out(asViewError(type, () => api.patch(stored, ns, n, 'apply', view.toStored(checkBodyType(patch, type)), opts)));
       const current = view.fromStored(api.get(stored, ns, n));
       const patched = patchType === 'merge' ? applyMergePatch(current, patch) : patchType === 'json' ? applyJsonPatch(current, patch) : applyStrategicMergePatch(current, patch, type.schema);
-      return out(api.update(stored, ns, n, view.toStored(checkBodyType(patched, type)), opts));
+      return out(asViewError(type, () => api.update(stored, ns, n, view.toStored(checkBodyType(patched, type)), opts)));
     }
     case 'delete': {
       const result = deleteObject(api, stored, ns, name(), deleteOptions(query, decodeOptionalBody(req, await readBody(req))));
@@ -85,5 +90,15 @@ export async function handleView(deps: ResourceHandlerDeps, type: ResourceType, 
     }
     default:
       throw methodNotAllowed();
+  }
+}
+
+/** A 422 from the stored type names the kind the client wrote (Event.events.k8s.io), as the real server's does. */
+function asViewError(type: ResourceType, write: () => KubeObject): KubeObject {
+  try {
+    return write();
+  } catch (err) {
+    if (err instanceof KubeError && err.code === 422 && err.details !== undefined) throw invalid(type, err.details.name ?? '', err.details.causes ?? []);
+    throw err;
   }
 }

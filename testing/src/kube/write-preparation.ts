@@ -1,5 +1,5 @@
 // Turns a request body into the object to store: kind and namespace checks, unknown fields by fieldValidation, CR defaults and validation, name rules, generation.
-import { validateName } from './object-names.js';
+import { decodingError } from './builtin-decoding.js';
 import { applyDefaults, normalizeTimestamps, unknownFields, validateValue } from './schema-checks.js';
 import { badRequest, invalid, type StatusCause } from './status-errors.js';
 import { groupVersion, isRecord, type KubeObject, type ResourceType } from './types.js';
@@ -32,6 +32,10 @@ export function checkBodyType(body: unknown, type: ResourceType): KubeObject {
  * then for custom resources applies defaults and validates values.
  */
 export function normalizeBySchema(object: KubeObject, type: ResourceType, validation: FieldValidation, warnings: string[]): void {
+  if (!type.custom) {
+    const decoding = decodingError(object, type.schema);
+    if (decoding !== undefined) throw badRequest(`${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: ${decoding}`);
+  }
   const unknown = unknownFields(object, type.schema, '', true);
   if (unknown.length > 0) {
     if (validation === 'Strict') {
@@ -57,13 +61,12 @@ export function normalizeBySchema(object: KubeObject, type: ResourceType, valida
   }
 }
 
+/** A create needs a name (or generateName, resolved before this); its format is checked with the rest of metadata. */
 export function checkName(type: ResourceType, object: KubeObject): void {
   const name = object.metadata.name;
   if (name === undefined || name === '') {
     throw invalid(type, '', [{ reason: 'FieldValueRequired', field: 'metadata.name', message: 'Required value: name or generateName is required' }]);
   }
-  const causes = validateName(type, name);
-  if (causes.length > 0) throw invalid(type, name, causes);
 }
 
 /** What changes metadata.generation: everything but metadata (and status, when status is a subresource). */
