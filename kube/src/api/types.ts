@@ -89,6 +89,7 @@ export interface RoleRef {
 
 export interface Subject {
   kind: string;
+  apiGroup?: string;
   name: string;
   namespace?: string;
 }

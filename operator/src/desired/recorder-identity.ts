@@ -39,7 +39,8 @@ export function desiredRecorderIdentity(rn: RecorderNode, settings: Settings, na
   const name = recorderServiceAccountName(rn);
   const labels = recorderLabels(node);
   const meta = (objName: string, ns: string | undefined = namespace) => ({ name: objName, ...(ns !== undefined ? { namespace: ns } : {}), labels, ownerReferences: [ownerOf(rn)] });
-  const subjects = [{ kind: 'ServiceAccount', name, namespace }];
+  // As the API server stores it (a ServiceAccount subject's apiGroup defaults to ''), so a stored binding compares equal.
+  const subjects = [{ kind: 'ServiceAccount', apiGroup: '', name, namespace }];
   const leaseName = nodeLeaseName(rn.metadata.name ?? node);
   const { clusterRole, role: sharedRole } = settings.recorder.rbac;
   return {

@@ -22,7 +22,7 @@ test('a RecorderNode gets its own identity; drift is put right; the heartbeat Le
   assert.equal(sa?.metadata.ownerReferences?.[0]?.uid, rn.metadata.uid, 'owned by the RecorderNode: deleting it deletes the identity');
   const role = await admin.get<Role>(Resources.roles, ns, 'vigil-recorder-node-a');
   assert.deepEqual(role?.rules, [ownLeaseRule('node-a')]);
-  const subjects = [{ kind: 'ServiceAccount', name: 'vigil-recorder-node-a', namespace: ns }];
+  const subjects = [{ kind: 'ServiceAccount', apiGroup: '', name: 'vigil-recorder-node-a', namespace: ns }];
   const own = await admin.get<Binding>(Resources.roleBindings, ns, 'vigil-recorder-node-a');
   assert.deepEqual([own?.roleRef.name, own?.subjects], ['vigil-recorder-node-a', subjects]);
   const shared = await admin.get<Binding>(Resources.roleBindings, ns, 'vigil-recorder-node-a-shared');
@@ -42,6 +42,16 @@ test('a RecorderNode gets its own identity; drift is put right; the heartbeat Le
     && ctx.caches.leases.get(`${ns}/vigil-node-node-a`)?.metadata.resourceVersion === renewed.metadata.resourceVersion, 'the drift in the caches');
   await reconcile('node-a', signal);
   assert.deepEqual((await admin.get<Role>(Resources.roles, ns, 'vigil-recorder-node-a'))?.rules, [ownLeaseRule('node-a')]);
+  // Put right means equal to what the API server stores: the next pass writes nothing.
+  const versions = async () => Promise.all([
+    admin.get(Resources.serviceAccounts, ns, 'vigil-recorder-node-a'), admin.get(Resources.roles, ns, 'vigil-recorder-node-a'),
+    admin.get(Resources.roleBindings, ns, 'vigil-recorder-node-a'), admin.get(Resources.roleBindings, ns, 'vigil-recorder-node-a-shared'),
+    admin.get(Resources.clusterRoleBindings, undefined, `${RECORDER_CLUSTER_ROLE}:node-a`),
+  ]).then((all) => all.map((o) => o?.metadata.resourceVersion));
+  const settled = await versions();
+  await until(() => ctx.caches.roleBindings.get(`${ns}/vigil-recorder-node-a-shared`)?.roleRef.name === RECORDER_ROLE && ctx.caches.roles.get(`${ns}/vigil-recorder-node-a`)?.rules?.[0]?.verbs.length === 4, 'the repairs in the caches');
+  await reconcile('node-a', signal);
+  assert.deepEqual(await versions(), settled, 'no write when nothing drifted');
   assert.equal((await admin.get<Binding>(Resources.roleBindings, ns, 'vigil-recorder-node-a-shared'))?.roleRef.name, RECORDER_ROLE);
   assert.equal((await admin.get<Lease>(Resources.leases, ns, 'vigil-node-node-a'))?.metadata.resourceVersion, renewed.metadata.resourceVersion, 'the recorder\'s Lease untouched');
 
