@@ -3,28 +3,14 @@
 // and a recorder Pod made of the chart's objects, and a Camera gets a node — with no 403 anywhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { ok, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
 import { waitUntil } from '@vigil/testing/processes';
-import { CHART_DIR } from './support/chart.js';
-import { OperatorProcess } from './support/operator-process.js';
+import { installChartWithOperator, NS } from './support/chart-with-operator.js';
 
-const NS = 'vigil';
 const NODE = 'node-a';
 
 test('the operator converges a Camera with the chart settings and the chart RBAC, without a 403', async (t) => {
-  const cluster = await startEmulatedCluster(t);
-  const kubectl = async (args: string[], input?: string) => ok(await cluster.kubectl(args, input !== undefined ? { input } : {}), args.join(' '));
-  ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', NS, '--create-namespace', '--set', 'image.repository=registry.example/vigil', '--wait', '--timeout', '90s']), 'helm install');
-
   // The operator runs as it would in its Pod: the Deployment's own args, the settings from the chart's ConfigMap.
-  const settingsFile = join(cluster.dir, 'settings.yaml');
-  await writeFile(settingsFile, await kubectl(['-n', NS, 'get', 'cm', 'vigil-operator-settings', '-o', 'jsonpath={.data.settings\\.yaml}']));
-  const chartArgs = JSON.parse(await kubectl(['-n', NS, 'get', 'deploy', 'vigil-operator', '-o', 'jsonpath={.spec.template.spec.containers[0].args}'])) as string[];
-  const args = chartArgs.map((a) => (a.startsWith('--settings=') ? `--settings=${settingsFile}` : a.startsWith('--listen=') ? '--listen=127.0.0.1:0' : a));
-  const operatorKubeconfig = await cluster.serviceAccountKubeconfig(NS, 'vigil-operator');
-  const operator = await OperatorProcess.start(t, args, { KUBECONFIG: operatorKubeconfig, POD_NAMESPACE: NS, POD_NAME: 'vigil-operator-test' });
+  const { cluster, operator, kubectl } = await installChartWithOperator(t);
 
   // A Node appears: its RecorderNode and its recorder Pod, made of what the chart installed.
   await kubectl(['apply', '-f', '-'], `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${NODE}\n  labels:\n    kubernetes.io/hostname: ${NODE}\n`);

@@ -4,24 +4,12 @@
 // node's Lease) while its own heartbeat Lease and reading the cluster stay allowed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ok, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
 import { waitUntil } from '@vigil/testing/processes';
-import { CHART_DIR } from './support/chart.js';
-import { OperatorProcess } from './support/operator-process.js';
-
-const NS = 'vigil';
+import { installChartWithOperator, NS } from './support/chart-with-operator.js';
 
 test('a node\'s recorder token (kubectl create token) may renew its own Lease and read, and gets 403 for every membership write', async (t) => {
-  const cluster = await startEmulatedCluster(t);
-  const kubectl = async (args: string[], input?: string) => ok(await cluster.kubectl(args, input !== undefined ? { input } : {}), args.join(' '));
-  ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', NS, '--create-namespace', '--set', 'image.repository=registry.example/vigil', '--wait', '--timeout', '90s']), 'helm install');
-  const settingsFile = join(cluster.dir, 'settings.yaml');
-  await writeFile(settingsFile, await kubectl(['-n', NS, 'get', 'cm', 'vigil-operator-settings', '-o', 'jsonpath={.data.settings\\.yaml}']));
-  const chartArgs = JSON.parse(await kubectl(['-n', NS, 'get', 'deploy', 'vigil-operator', '-o', 'jsonpath={.spec.template.spec.containers[0].args}'])) as string[];
-  const args = chartArgs.map((a) => (a.startsWith('--settings=') ? `--settings=${settingsFile}` : a.startsWith('--listen=') ? '--listen=127.0.0.1:0' : a));
-  const operator = await OperatorProcess.start(t, args, { KUBECONFIG: await cluster.serviceAccountKubeconfig(NS, 'vigil-operator'), POD_NAMESPACE: NS, POD_NAME: 'vigil-operator-test' });
+  const { cluster, operator, kubectl } = await installChartWithOperator(t);
   for (const node of ['node-a', 'node-b']) await kubectl(['apply', '-f', '-'], `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${node}\n`);
   await waitUntil(async () => (await cluster.kubectl(['-n', NS, 'get', 'lease', 'vigil-node-node-a', 'vigil-node-node-b', 'vigil-operator'])).code === 0, 30_000, 'both heartbeat Leases and the leader Lease');
   await waitUntil(async () => (await cluster.kubectl(['-n', NS, 'get', 'sa', 'vigil-recorder-node-a'])).code === 0, 30_000, 'node-a\'s ServiceAccount');

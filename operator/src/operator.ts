@@ -150,7 +150,7 @@ export class Operator {
       const node = ownerNode(obj) ?? ownerNode(old);
       if (node === undefined) return;
       c.identity.enqueue(node);
-      c.pods.enqueue(node); // a recorder Pod waits for its ServiceAccount
+      c.pods.enqueue(node); // a recorder Pod waits for its whole identity
     };
     for (const cache of [caches.serviceAccounts, caches.roles, caches.roleBindings, caches.clusterRoleBindings]) cache.onChange(identityOf);
     caches.configMaps.onChange((key) => {

@@ -45,8 +45,9 @@ export interface TestCluster {
   /** A kubeconfig with a token of its own for a ServiceAccount (to cut one process off the API). */
   kubeconfigFor(account: string, identity: string): Promise<{ path: string; token: string }>;
   /**
-   * A kubeconfig for the recorder of `node`: a token of the ServiceAccount the operator makes for that node, once it
-   * exists (waits up to `timeoutMs`), or, with `provision`, made here as the operator would (tests without an operator).
+   * A kubeconfig for the recorder of `node`: a token of the ServiceAccount the operator makes for that node, once the
+   * node's recorder Pod exists (waits up to `timeoutMs`), or, with `provision`, made here as the operator would (tests
+   * without an operator).
    */
   nodeKubeconfig(node: string, opts?: { provision?: boolean; timeoutMs?: number; identity?: string }): Promise<{ path: string; token: string }>;
   addNode(name: string, labels?: Record<string, string>): Promise<void>;
@@ -133,7 +134,12 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
   const nodeKubeconfig = async (node: string, o: { provision?: boolean; timeoutMs?: number; identity?: string } = {}) => {
     const account = `vigil-recorder-${node}`;
     if (o.provision === true) await provisionRecorderIdentity({ core, rbac, coordination }, namespace, node, { clusterRole: `vigil-recorder-${namespace}`, role: 'vigil-recorder' });
-    await waitUntil(async () => (await core.readNamespacedServiceAccount({ name: account, namespace }).then(() => true, () => false)), o.timeoutMs ?? 30_000, `the ServiceAccount ${account}`, 100);
+    // Like the kubelet: the token is mounted once the node's recorder Pod exists, which the operator makes only when
+    // the node's identity (ServiceAccount, Role, bindings, Lease) is complete.
+    const ready = o.provision === true
+      ? () => core.readNamespacedServiceAccount({ name: account, namespace })
+      : () => core.readNamespacedPod({ name: account, namespace });
+    await waitUntil(async () => ready().then(() => true, () => false), o.timeoutMs ?? 30_000, o.provision === true ? `the ServiceAccount ${account}` : `the recorder Pod ${account}`, 100);
     return kubeconfigFor(account, o.identity ?? `recorder-${node}`);
   };
   const settingsFile = join(dir, 'settings.yaml');

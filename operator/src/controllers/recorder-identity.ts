@@ -2,7 +2,7 @@
 // the bindings to that Role and to the chart's recorder rules, and the heartbeat Lease (created empty, never changed
 // after: it is the recorder's). Created when missing, put right when changed; the RecorderNode owns them all, so
 // deleting it removes them.
-import { nodeNameOf } from '@vigil/crds';
+import { nodeNameOf, type RecorderNode } from '@vigil/crds';
 import { Resources, type Binding, type Informer, type KubeObject, type ResourceType } from '@vigil/kube';
 import { desiredRecorderIdentity } from '../desired/recorder-identity.js';
 import type { ReconcileResult } from '../runtime/controller.js';
@@ -35,6 +35,19 @@ async function ensure<T extends KubeObject>(ctx: ControllerContext, type: Resour
   }
   const next = { ...have, ...want, metadata: { ...have.metadata, labels: want.metadata.labels, ownerReferences: want.metadata.ownerReferences } };
   cache.upsert(await ctx.client.replace(type, next, { signal }));
+}
+
+/** Whether every part of the node's identity exists: only then may its recorder Pod start (it needs them from its first request). */
+export function identityComplete(ctx: ControllerContext, rn: RecorderNode): boolean {
+  const want = desiredRecorderIdentity(rn, ctx.settings, ctx.namespace);
+  const { caches } = ctx;
+  const here = (name: string | undefined) => nsKey(ctx, name ?? '');
+  return caches.serviceAccounts.get(here(want.serviceAccount.metadata.name)) !== undefined
+    && caches.roles.get(here(want.role.metadata.name)) !== undefined
+    && caches.roleBindings.get(here(want.roleBinding.metadata.name)) !== undefined
+    && caches.roleBindings.get(here(want.sharedRoleBinding.metadata.name)) !== undefined
+    && caches.clusterRoleBindings.get(want.clusterRoleBinding.metadata.name ?? '') !== undefined
+    && caches.leases.get(here(want.lease.metadata.name)) !== undefined;
 }
 
 export function reconcileRecorderIdentityFor(ctx: ControllerContext) {

@@ -7,6 +7,7 @@ import { isPodReady, templateHashOf } from '../desired/pod.js';
 import { desiredIngress, desiredService } from '../desired/service.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';
+import { identityComplete } from './recorder-identity.js';
 import type { PodTemplates } from './pod-templates.js';
 
 const WAIT_MS = 1000;
@@ -81,8 +82,9 @@ export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodT
     const want = templates.podFor(rn);
     const podName = want.metadata.name ?? '';
     const have = ctx.caches.pods.get(nsKey(ctx, podName));
-    // The API server refuses a Pod whose ServiceAccount does not exist yet (the identity controller makes it).
-    if (!have && !ctx.caches.serviceAccounts.get(nsKey(ctx, want.spec?.serviceAccountName ?? ''))) return { requeueAfterMs: WAIT_MS };
+    // The API server refuses a Pod whose ServiceAccount does not exist, and its recorder needs its Role and bindings
+    // from its first request: the Pod waits for the whole identity (recorder-identity.ts makes it).
+    if (!have && !identityComplete(ctx, rn)) return { requeueAfterMs: WAIT_MS };
     if (!have) {
       if (!(await createCached(ctx, Resources.pods, ctx.caches.pods, want, signal))) return { requeueAfterMs: WAIT_MS };
       ctx.log.info({ node: name, pod: podName, hash: templateHashOf(want) }, 'recorder Pod created');

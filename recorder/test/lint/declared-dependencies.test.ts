@@ -1,16 +1,8 @@
 // The dependency rule bites: a workspace imports only what its package.json declares (run-time code: dependencies).
-import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { ESLint } from 'eslint';
+import { assertAllowed, assertRefused } from './lint-cases.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-
-async function dependencyErrors(filePath: string, code: string): Promise<string[]> {
-  const eslint = new ESLint({ cwd: ROOT });
-  const [result] = await eslint.lintText(code, { filePath: `${ROOT}${filePath}` });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'deps/declared-dependencies').map((m) => m.message);
-}
+const RULE = 'deps/declared-dependencies';
 
 test('an import the workspace does not declare is an error naming the package.json to fix', async () => {
   const refused: Array<[string, string, RegExp]> = [
@@ -20,11 +12,7 @@ test('an import the workspace does not declare is an error naming the package.js
     ['recorder/src/cluster/x.ts', "import { KubeConfig } from '@kubernetes/client-node';\nexport const a = KubeConfig;\n", /only in devDependencies/],
     ['recorder/src/cluster/x.ts', "export const load = () => import('@kubernetes/client-node');\n", /only in devDependencies/],
   ];
-  for (const [file, code, expected] of refused) {
-    const errors = await dependencyErrors(file, code);
-    assert.equal(errors.length, 1, `${file}: ${code.split('\n')[0]} → ${JSON.stringify(errors)}`);
-    assert.match(errors[0] as string, expected);
-  }
+  await assertRefused(RULE, refused);
 });
 
 test('declared packages, built-ins, type-only imports of dev dependencies and files outside the workspaces pass', async () => {
@@ -35,5 +23,5 @@ test('declared packages, built-ins, type-only imports of dev dependencies and fi
     ['operator/src/x.ts', "import { Informer } from '@vigil/kube';\nimport { Registry } from 'prom-client';\nexport const a = [Informer, Registry];\n"],
     ['bench/x.js', "import { a } from '@vigil/testing/net';\nexport const b = a;\n"],
   ];
-  for (const [file, code] of allowed) assert.deepEqual(await dependencyErrors(file, code), [], `${file}: ${code}`);
+  await assertAllowed(RULE, allowed);
 });
