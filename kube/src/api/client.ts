@@ -1,4 +1,4 @@
-// KubeClient: JSON REST (get, list, create, replace, patch, server-side apply, delete) and watch against the API server, with the credentials and TLS of a client-node KubeConfig.
+// KubeClient: JSON REST (get, list, create, replace, merge patch, server-side apply, delete) and watch against the API server, with the credentials and TLS of a client-node KubeConfig.
 //
 // client-node supplies the configuration (kubeconfig file or in-cluster ServiceAccount, tokens, certificates) and the
 // request credentials. Requests and watches go through one small HTTP function so that every object in the caches has
@@ -164,11 +164,6 @@ export class KubeClient {
   /** PUT with the object's resourceVersion: 409 when someone else wrote it first. */
   replace<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions = {}): Promise<T> {
     return this.request<T>('PUT', objectPath(type, obj.metadata.namespace, obj.metadata.name ?? ''), { ...opts, body: obj });
-  }
-
-  /** PUT of the status subresource with the object's resourceVersion. */
-  replaceStatus<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions = {}): Promise<T> {
-    return this.request<T>('PUT', objectPath(type, obj.metadata.namespace, obj.metadata.name ?? '', 'status'), { ...opts, body: obj });
   }
 
   mergePatch<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string, patch: unknown, opts: RequestOptions = {}): Promise<T> {

@@ -59,11 +59,15 @@ export class WorkQueue {
     });
   }
 
-  /** Queues the key after its backoff (base × 2^failures, capped) and counts one more failure. */
-  addRateLimited(key: string): number {
+  /**
+   * Queues the key after its backoff (base × 2^failures, capped) and counts one more failure. With `jitter` (a draw
+   * in [0, 1)) the delay is spread over [half, all] of it, so that two writers that collided do not collide again.
+   */
+  addRateLimited(key: string, jitter?: () => number): number {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** n);
+    const full = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** n);
+    const delay = jitter ? Math.round(full / 2 + (jitter() * full) / 2) : full;
     this.addAfter(key, delay);
     return delay;
   }
