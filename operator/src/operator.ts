@@ -2,6 +2,7 @@
 // (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes (on the
 // injected clock).
 import { Labels, MEMBERSHIP_REQUEST_ANNOTATION, nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import {
   Informer, isOnline, reportOf, Resources, type Binding, type Clock, type ConfigMap, type Ingress, type KubeClient, type KubeObject, type Lease,
@@ -181,6 +182,9 @@ export class Operator {
     if (this.leading) return;
     this.leading = new AbortController();
     const signal = this.leading.signal;
+    // Every request in flight (up to 8 status writes at once, the other controllers' calls) and the tick and resync
+    // sleeps listen on it for as long as they run: more than Node's default of 10 at once is expected, not a leak.
+    setMaxListeners(64, signal);
     for (const ctl of Object.values(this.controllers)) ctl.start(signal);
     const everything = () => {
       for (const node of this.caches.nodes.list()) this.controllers.recorderNodes.enqueue(node.metadata.name ?? '');
