@@ -57,13 +57,14 @@ export function desiredRecorderNodeStatus({ rn, lease, pod, desiredHash, now, si
     if (report.version) next.version = report.version;
     if (report.cameras !== undefined) next.cameras = report.cameras;
   } else {
-    // No report (no Lease yet, or it left): what was known stays; add-learner may have given a URL.
+    // No report (its recorder has not started, or it left and the Lease was made again): where it was and what ran
+    // there stay known (add-learner may have given a URL); it records nothing the cluster knows of.
     const hint = rn.metadata.annotations?.[NodeReportAnnotations.url];
     const url = prev.url ?? hint;
     if (url) next.url = url;
     if (prev.publicUrl) next.publicUrl = prev.publicUrl;
     if (prev.version) next.version = prev.version;
-    if (prev.cameras !== undefined) next.cameras = prev.cameras;
+    next.cameras = 0;
   }
 
   const generation = rn.metadata.generation ?? 0;
