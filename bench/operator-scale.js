@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { runKubectl, startKubeEmulator } from '@vigil/testing/kube-emulator';
+import { runKubectl, startKubeEmulator } from '@vigil/testing/kube/emulator';
 import { makeTempDir, removeTempDir, sleep } from './lib/lifecycle.js';
 import { clkTck, readRssKiB, readStat } from './lib/proc.js';
 import { envInt } from './lib/numbers.js';

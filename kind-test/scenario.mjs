@@ -1,11 +1,11 @@
 // The kind run's checks, after run.sh installed the chart and applied the Cameras: recording, segments through a
 // port-forward with the 307 followed, a worker stopped (docker stop) and the archive gap, a one-node-at-a-time upgrade.
-// The logic lives in @vigil/testing/cluster-scenario (shared with the loopback end-to-end tests); this file orders it.
+// The logic lives in @vigil/testing/kube/cluster-scenario (shared with the loopback end-to-end tests); this file orders it.
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import {
   kubectlDriver, listSegments, measureArchiveGap, readCameras, recorderPodStates, waitForMove, waitForRecording, watchRoll,
-} from '@vigil/testing/cluster-scenario';
+} from '@vigil/testing/kube/cluster-scenario';
 
 const run = promisify(execFile);
 const env = (name) => {

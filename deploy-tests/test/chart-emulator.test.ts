@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
 import { CHART_DIR, REPO_ROOT, helmTemplate, parseObjects, VALUES_MATRIX, writeValues } from './support/chart.js';
 
 const SERVICE_MONITOR_CRD = join(REPO_ROOT, 'deploy-tests/test/fixtures/servicemonitor-crd.yaml');

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ok, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { ok, startEmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
 import { CHART_DIR, helmTemplate, writeValues } from './support/chart.js';
 
 /** Each case: what a user might write, and what the error must say. */

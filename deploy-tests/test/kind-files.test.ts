@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { accessSync, constants, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { ok, runCommand, startEmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { ok, runCommand, startEmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
 import { CHART_DIR, REPO_ROOT, find, renderChart } from './support/chart.js';
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { startKubeEmulator } from '@vigil/testing/kube-emulator';
+import { startKubeEmulator } from '@vigil/testing/kube/emulator';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { ApiError, isAlreadyExists, isConflict, KubeClient, loadKubeConfig, Resources, type ConfigMap, type KubeObject, type Lease, type WatchEventType } from '../src/index.js';
 

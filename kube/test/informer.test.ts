@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startKubeEmulator } from '@vigil/testing/kube-emulator';
+import { startKubeEmulator } from '@vigil/testing/kube/emulator';
 import { waitUntil } from '@vigil/testing/processes';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { Informer, KubeClient, Resources, systemClock, type ConfigMap } from '../src/index.js';

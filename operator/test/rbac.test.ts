@@ -2,8 +2,8 @@
 // operator holds every permission it binds to a node's recorder (Kubernetes refuses a binding that grants more).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadRules } from '@vigil/testing/kube-cluster';
-import { ownLeaseRule } from '@vigil/testing/recorder-identity';
+import { loadRules } from '@vigil/testing/kube/test-cluster';
+import { ownLeaseRule } from '@vigil/testing/kube/recorder-identity';
 import { desiredRecorderIdentity } from '../src/desired/recorder-identity.js';
 import { parseSettings } from '../src/config/settings.js';
 import { recorderNode } from './support/objects.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // vigil-kube-emulator: serves the Kubernetes API emulator on plain HTTP for tests run as separate processes.
 import { parseArgs } from 'node:util';
-import { startKubeEmulator } from '../dist/src/kube-emulator.js';
+import { startKubeEmulator } from '../dist/src/kube/emulator.js';
 
 const usage = 'usage: vigil-kube-emulator --listen HOST:PORT --kubeconfig FILE [--nodes a,b,c] [--history-limit N] [--heartbeat-seconds S] [--log-requests]';
 

@@ -3,7 +3,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/emulated-cluster';
+import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
 import { CHART_DIR } from './chart.js';
 import { OperatorProcess } from './operator-process.js';
 

@@ -3,8 +3,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
-import { helmPath } from '@vigil/testing/kube-tools';
-import { runCommand, type CommandResult } from '@vigil/testing/emulated-cluster';
+import { helmPath } from '@vigil/testing/kube/tools';
+import { runCommand, type CommandResult } from '@vigil/testing/kube/emulated-cluster';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { parseAllDocuments } from 'yaml';
 

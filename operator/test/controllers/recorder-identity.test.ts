@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { API_VERSION, type RecorderNode } from '@vigil/crds';
 import { Resources, toMicroTime, type Binding, type Lease, type Role, type ServiceAccount } from '@vigil/kube';
-import { ownLeaseRule } from '@vigil/testing/recorder-identity';
-import { RECORDER_CLUSTER_ROLE, RECORDER_ROLE } from '@vigil/testing/kube-cluster';
+import { ownLeaseRule } from '@vigil/testing/kube/recorder-identity';
+import { RECORDER_CLUSTER_ROLE, RECORDER_ROLE } from '@vigil/testing/kube/test-cluster';
 import { reconcileRecorderIdentityFor } from '../../src/controllers/recorder-identity.js';
 import { inProcessOperator } from '../support/in-process.js';
 

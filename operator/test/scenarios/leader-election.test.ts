@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from '../support/fake-recorders.js';
-import { startTestCluster } from '@vigil/testing/kube-cluster';
+import { startTestCluster } from '@vigil/testing/kube/test-cluster';
 import { repeatedTopLevelKeys } from '@vigil/testing/json-keys';
-import { startOperator, type OperatorProcess } from '@vigil/testing/operator-process';
+import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
 import { applyCameras, assertNoForbidden, assertRecordersAllowed, waitForCameras } from '../support/scenario.js';
 
 async function waitForLeader(proc: OperatorProcess, timeoutMs: number): Promise<number> {

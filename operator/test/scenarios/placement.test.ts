@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera } from '@vigil/crds';
-import { startTestCluster } from '@vigil/testing/kube-cluster';
-import { startOperator } from '@vigil/testing/operator-process';
+import { startTestCluster } from '@vigil/testing/kube/test-cluster';
+import { startOperator } from '@vigil/testing/kube/operator-process';
 import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from '../support/fake-recorders.js';
 import { applyCameras, assertNoForbidden, assertRecordersAllowed, byNode, sleep, waitForCameras } from '../support/scenario.js';

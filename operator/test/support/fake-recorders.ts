@@ -3,7 +3,7 @@
 // `vigil-recorder-<node>`) on the Cameras a node is assigned (kubernetes.md §1–2).
 import { API_VERSION, CAMERA_KIND, nodeLeaseName, recorderFieldManager, type Camera } from '@vigil/crds';
 import { KubeClient, loadKubeConfig, Resources, toApiTime, toMicroTime, type KubeObject, type Lease } from '@vigil/kube';
-import type { TestCluster } from '@vigil/testing/kube-cluster';
+import type { TestCluster } from '@vigil/testing/kube/test-cluster';
 import { waitUntil } from '@vigil/testing/processes';
 
 export interface FakeRecorderOptions {

@@ -4,7 +4,7 @@ import type { TestContext } from 'node:test';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { KubeClient, loadKubeConfig, systemClock, type Clock } from '@vigil/kube';
-import { startTestCluster, type TestCluster } from '@vigil/testing/kube-cluster';
+import { startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
 import { waitUntil } from '@vigil/testing/processes';
 import { loadSettings } from '../../src/config/settings.js';
 import { parseLabelSelector } from '../../src/controllers/label-selector.js';

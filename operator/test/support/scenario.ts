@@ -6,8 +6,8 @@ import type { TestContext } from 'node:test';
 import type { Camera } from '@vigil/crds';
 import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from './fake-recorders.js';
-import { camerasYaml, startTestCluster, type TestCluster } from '@vigil/testing/kube-cluster';
-import { startOperator, type OperatorProcess } from '@vigil/testing/operator-process';
+import { camerasYaml, startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
+import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
 
 export interface Scenario {
   cluster: TestCluster;

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera } from '@vigil/crds';
-import { startTestCluster } from '@vigil/testing/kube-cluster';
-import { startOperator } from '@vigil/testing/operator-process';
+import { startTestCluster } from '@vigil/testing/kube/test-cluster';
+import { startOperator } from '@vigil/testing/kube/operator-process';
 import { waitUntil } from '@vigil/testing/processes';
 import { clusterMetrics } from '../../src/cluster/cluster-metrics.js';
 import { ClusterView } from '../../src/cluster/cluster-view.js';

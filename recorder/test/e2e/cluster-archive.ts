@@ -1,5 +1,5 @@
 // A camera's archive as a user reads it on the loopback cluster (the shared scenario functions, 307s followed), and its rows per node.
-import { largestGap, listSegments, loopbackDriver, spansOf, type ClusterDriver } from '@vigil/testing/cluster-scenario';
+import { largestGap, listSegments, loopbackDriver, spansOf, type ClusterDriver } from '@vigil/testing/kube/cluster-scenario';
 import type { LoopbackCluster } from './cluster-fixture.js';
 import { TOKENS } from './cluster-fixture.js';
 

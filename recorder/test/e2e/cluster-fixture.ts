@@ -1,8 +1,8 @@
 // The whole cluster on loopback: emulator, PostgreSQL, two operators, a recorder process per node standing for its Pod, GStreamer cameras.
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { startTestCluster, type TestCluster } from '@vigil/testing/kube-cluster';
-import { startOperator, type OperatorProcess } from '@vigil/testing/operator-process';
+import { startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
+import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
 import { startTestPostgres, type TestPostgres } from '@vigil/testing/postgres';
 import { waitUntil } from '@vigil/testing/processes';
 import { startMultiCamera, type MultiCamera } from '@vigil/testing/rtsp-multi-camera';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Camera } from '@vigil/crds';
 import { waitUntil } from '@vigil/testing/processes';
-import { listSegments } from '@vigil/testing/cluster-scenario';
+import { listSegments } from '@vigil/testing/kube/cluster-scenario';
 import { archiveGap, nodeDriver, recordingRows } from './cluster-archive.js';
 import { CAMERA_PASSWORD, cameraManifests, startLoopbackCluster, TOKENS, type LoopbackCluster } from './cluster-fixture.js';
 

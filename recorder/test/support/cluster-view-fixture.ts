@@ -4,7 +4,7 @@
 import type { TestContext } from 'node:test';
 import { API_VERSION, type CameraSpecInput, type CameraStatus, type RecorderNodeStatus } from '@vigil/crds';
 import { KubeClient, loadKubeConfig, Resources, toMicroTime, type KubeObject, type Lease } from '@vigil/kube';
-import { startTestCluster, type TestCluster } from '@vigil/testing/kube-cluster';
+import { startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
 import { waitUntil } from '@vigil/testing/processes';
 import { ClusterView } from '../../src/cluster/cluster-view.js';
 import { Heartbeat } from '../../src/cluster/heartbeat.js';

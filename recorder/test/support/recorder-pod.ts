@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Pod, V1Volume } from '@kubernetes/client-node';
-import type { TestCluster } from '@vigil/testing/kube-cluster';
+import type { TestCluster } from '@vigil/testing/kube/test-cluster';
 import { startOnFreshPort } from '@vigil/testing/net';
 import { waitUntil } from '@vigil/testing/processes';
 import { parse } from 'yaml';

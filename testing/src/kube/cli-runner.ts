@@ -1,7 +1,7 @@
 // Runs the real kubectl and helm against an emulator's kubeconfig, with a private HOME so discovery caches and helm state stay apart.
 import { join } from 'node:path';
 import { runCommand, type CommandResult } from '../command.js';
-import { helmPath, kubectlPath } from '../kube-tools.js';
+import { helmPath, kubectlPath } from './tools.js';
 
 export type { CommandResult };
 
