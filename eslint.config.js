@@ -1,10 +1,13 @@
-// Lint rules for every workspace: typescript-eslint's recommended set over the sources and tests, and the layer rule.
+// Lint rules for every workspace: typescript-eslint's recommended set over the sources and tests, the layer rule and declared dependencies.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { dependenciesPlugin } from './eslint/dependencies.js';
 import { layersPlugin } from './eslint/layers.js';
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const WORKSPACES = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')).workspaces;
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'var/**', '.bench-out/**'] },
@@ -28,5 +31,10 @@ export default tseslint.config(
     files: ['**/*.ts'],
     plugins: { vigil: layersPlugin(ROOT) },
     rules: { 'vigil/layers': 'error' },
+  },
+  {
+    files: ['**/*.ts', '**/*.js', '**/*.mjs'],
+    plugins: { deps: dependenciesPlugin(ROOT, WORKSPACES) },
+    rules: { 'deps/declared-dependencies': 'error' },
   },
 );

@@ -93,7 +93,7 @@ export async function run(opts, emit) {
       heartbeats.push({ node, timer: setInterval(() => void renew(node).catch(() => undefined), 2000) });
     }
     const settings = join(dir, 'settings.yaml');
-    await writeFile(settings, 'recorder:\n  image: vigil/recorder:bench\n  configMap: vigil-recorder\n  secrets: {apiTokens: vigil-api-tokens, clusterToken: vigil-cluster-token}\n');
+    await writeFile(settings, 'recorder:\n  image: vigil/recorder:bench\n  configMap: vigil-recorder\n  rbac: {clusterRole: vigil-vigil-recorder, role: vigil-recorder}\n  secrets: {apiTokens: vigil-api-tokens, clusterToken: vigil-cluster-token}\n');
     operator = spawn(process.execPath, [OPERATOR_BIN, '--settings', settings, '--namespace', NS, '--identity', 'bench', '--listen', '127.0.0.1:0', '--log-level', 'warn'], {
       env: { ...process.env, KUBECONFIG: emulator.kubeconfigPath }, stdio: ['ignore', 'ignore', 'inherit'],
     });

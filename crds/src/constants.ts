@@ -1,4 +1,6 @@
-// Names shared by the operator and the recorder: API group, kinds, plurals, condition types and reasons, Lease names, annotations.
+// Names shared by the operator and the recorder: API group, kinds, plurals, condition types and reasons, Lease names,
+// annotations, field managers.
+import { createHash } from 'node:crypto';
 
 export const GROUP = 'vigil.io';
 export const VERSION = 'v1alpha1';
@@ -103,6 +105,37 @@ export function nodeOfLease(leaseName: string): string | undefined {
 export const NODE_LEASE_DURATION_SECONDS = 15;
 export const NODE_LEASE_RENEW_SECONDS = 2;
 
+/** A node whose heartbeat is older than this is offline, unless the operator publishes another value (--node-silence). */
+export const DEFAULT_NODE_SILENCE_SECONDS = 15;
+
+/**
+ * On the operator's leader Lease: the silence rule the operator judges nodes by (seconds, e.g. "15"), so that every
+ * recorder's /cluster/metrics applies the same one.
+ */
+export const NODE_SILENCE_ANNOTATION = 'vigil.io/node-silence-seconds';
+
+/**
+ * What a recorder reports about itself, on its own heartbeat Lease (the one object it may write): the operator copies
+ * it into the RecorderNode's status, which only the operator writes.
+ */
+export const NodeReportAnnotations = {
+  url: 'vigil.io/url',
+  publicUrl: 'vigil.io/public-url',
+  version: 'vigil.io/version',
+  cameras: 'vigil.io/cameras',
+} as const;
+
+/**
+ * On a recorder's heartbeat Lease: a membership change it was asked for (`/cluster/leave`, `remove-node`,
+ * `add-learner`, `change-membership`), as JSON (membership-request.ts). The operator checks it and carries it out;
+ * the outcome appears in the requesting node's RecorderNode `status.membershipRequest`.
+ */
+export const MEMBERSHIP_REQUEST_ANNOTATION = 'vigil.io/membership-request';
+
+/** Server-side apply field managers: the operator's, and each recorder's own (at most 128 characters). */
+export const OPERATOR_FIELD_MANAGER = 'vigil-operator';
+const RECORDER_FIELD_MANAGER_PREFIX = 'vigil-recorder-';
+
 /** Labels the operator puts on the objects it owns. */
 export const Labels = {
   name: 'app.kubernetes.io/name',
@@ -113,3 +146,10 @@ export const Labels = {
 
 /** Annotation on a recorder Pod: the hash of the template it was made from (a change rolls the Pod). */
 export const TEMPLATE_HASH_ANNOTATION = 'vigil.io/template-hash';
+
+/** The field manager a node's recorder applies its Camera status fields as (`vigil-recorder-<node>`, hashed when long). */
+export function recorderFieldManager(nodeName: string): string {
+  const plain = `${RECORDER_FIELD_MANAGER_PREFIX}${nodeName}`;
+  if (plain.length <= 128) return plain;
+  return `${plain.slice(0, 119)}-${createHash('sha256').update(nodeName).digest('hex').slice(0, 8)}`;
+}

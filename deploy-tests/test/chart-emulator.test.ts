@@ -58,7 +58,8 @@ test('helm install (server-side apply), upgrade keeping generated secrets, and u
   assert.match(installed, /TOKEN=\$\(kubectl -n vigil get secret vigil-admin-token/);
   assert.equal(await get(cluster, ['deploy', 'vigil-operator', '-o', 'jsonpath={.status.readyReplicas}']), '2');
   const names = (await get(cluster, ['sts,svc,ing,cm,sa,role,rolebinding,pdb,servicemonitors', '-o', 'name'])).split('\n');
-  for (const n of ['statefulset.apps/vigil-postgresql', 'service/vigil-api', 'service/vigil-postgresql', 'ingress.networking.k8s.io/vigil-api', 'configmap/vigil-recorder', 'configmap/vigil-operator-settings', 'serviceaccount/vigil-recorder', 'poddisruptionbudget.policy/vigil-operator', 'servicemonitor.monitoring.coreos.com/vigil-recorder']) {
+  // (no serviceaccount/vigil-recorder: each node's recorder gets an account of its own from the operator)
+  for (const n of ['statefulset.apps/vigil-postgresql', 'service/vigil-api', 'service/vigil-postgresql', 'ingress.networking.k8s.io/vigil-api', 'configmap/vigil-recorder', 'configmap/vigil-operator-settings', 'serviceaccount/vigil-operator', 'role.rbac.authorization.k8s.io/vigil-recorder', 'poddisruptionbudget.policy/vigil-operator', 'servicemonitor.monitoring.coreos.com/vigil-recorder']) {
     assert.ok(names.includes(n), `${n} in ${names.join(' ')}`);
   }
   const managers = await get(cluster, ['cm', 'vigil-recorder', '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields[*].operation}']);

@@ -18,13 +18,14 @@ test('the operator converges a Camera with the chart settings and the chart RBAC
   await waitUntil(async () => (await cluster.kubectl(['-n', NS, 'get', 'pod', `vigil-recorder-${NODE}`])).code === 0, 30_000, 'the recorder Pod');
   const pod = JSON.parse(await kubectl(['-n', NS, 'get', 'pod', `vigil-recorder-${NODE}`, '-o', 'json'])) as { spec: { nodeName: string; serviceAccountName: string; containers: Array<{ image: string }>; volumes: Array<{ name: string; configMap?: { name: string }; secret?: { secretName: string } }> } };
   assert.equal(pod.spec.nodeName, NODE);
-  assert.equal(pod.spec.serviceAccountName, 'vigil-recorder');
+  // The node's own ServiceAccount, made by the operator and bound to the chart's recorder rules.
+  assert.equal(pod.spec.serviceAccountName, `vigil-recorder-${NODE}`);
   assert.equal(pod.spec.containers[0]?.image, 'registry.example/vigil:0.1.0');
   const sources = pod.spec.volumes.map((v) => v.configMap?.name ?? v.secret?.secretName).filter(Boolean);
   assert.deepEqual(sources, ['vigil-recorder', 'vigil-api-tokens', 'vigil-cluster-token']);
   await waitUntil(async () => (await cluster.kubectl(['-n', NS, 'get', 'svc', `vigil-recorder-${NODE}`])).code === 0, 30_000, 'the per-node Service');
 
-  // The test plays the recorder's heartbeat, as the chart's recorder ServiceAccount (its rules are enforced too).
+  // The test plays the recorder's heartbeat, as the node's own ServiceAccount (its rules are enforced too).
   const beat = await heartbeat(t, release, NODE);
   await waitUntil(async () => (await kubectl(['get', 'rn', NODE, '-o', 'jsonpath={.status.online}'])) === 'true', 30_000, 'the RecorderNode online');
 
@@ -41,7 +42,7 @@ test('the operator converges a Camera with the chart settings and the chart RBAC
   assert.deepEqual(operator.output.filter((line) => line.includes('could not write an Event')), [], 'every Event the operator wrote was accepted');
 
   assert.match(await operator.metrics(), /^vigil_operator_leader 1$/m);
-  assert.deepEqual(beat.errors, [], 'the recorder ServiceAccount may renew its Lease');
+  assert.deepEqual(beat.errors, [], 'the node\'s ServiceAccount may renew its Lease');
   assert.deepEqual(operator.forbidden(), [], 'the operator never met a 403');
   assert.equal(await operator.stop(), 0, `the operator stops cleanly on SIGTERM\n${operator.output.slice(-20).join('\n')}`);
 });

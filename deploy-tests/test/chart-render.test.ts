@@ -24,7 +24,7 @@ function settingsOf(objects: KubeObject[]): Settings {
 }
 
 for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
-  test(`${variant}: RBAC is exactly the rule files, without wildcards, bound to the chart's ServiceAccounts`, async (t) => {
+  test(`${variant}: RBAC is exactly the rule files, without wildcards; the operator's bound to its ServiceAccount, the recorders' left to the operator to bind per node`, async (t) => {
     const objects = await renderChart(t, values);
     for (const who of ['operator', 'recorder']) {
       const rules = ruleFile(who);
@@ -36,6 +36,12 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
       assert.deepEqual(role.rules, rules.namespacedRules);
       for (const rule of [...(clusterRole.rules as Rule[]), ...(role.rules as Rule[])]) {
         for (const word of [...rule.apiGroups, ...rule.resources, ...rule.verbs]) assert.ok(!word.includes('*'), `${who}: wildcard in ${JSON.stringify(rule)}`);
+      }
+      if (who === 'recorder') {
+        // Each node's recorder runs as a ServiceAccount of its own that the operator makes and binds (least privilege).
+        assert.equal(maybe(objects, 'ServiceAccount', 'vigil-recorder'), undefined);
+        assert.equal(objects.filter((o) => ['RoleBinding', 'ClusterRoleBinding'].includes(o.kind ?? '') && JSON.stringify(o).includes('"vigil-recorder"')).length, 0);
+        continue;
       }
       for (const [kind, roleKind] of [['ClusterRoleBinding', 'ClusterRole'], ['RoleBinding', 'Role']] as const) {
         const binding = find(objects, kind, kind === 'RoleBinding' ? `vigil-${who}` : `vigil-vigil-${who}`);
@@ -60,7 +66,9 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
     const settings = settingsOf(objects);
     assert.equal(settings.recorder.image, 'vigil:0.1.0');
     find(objects, 'ConfigMap', settings.recorder.configMap);
-    find(objects, 'ServiceAccount', settings.recorder.serviceAccountName ?? '');
+    // The recorder rules the operator binds to each node's ServiceAccount.
+    find(objects, 'ClusterRole', settings.recorder.rbac.clusterRole);
+    find(objects, 'Role', settings.recorder.rbac.role);
     const secrets = settings.recorder.secrets;
     for (const name of [secrets.apiTokens, secrets.clusterToken, secrets.license, secrets.database]) if (name) find(objects, 'Secret', name);
     assert.equal(secrets.database !== undefined, variant === 'postgresql enabled' || variant.startsWith('external database'));

@@ -1,7 +1,12 @@
-// @vigil/kube: the Kubernetes API as Vigil's operator and cluster-mode recorder use it — a JSON client with timeouts, informers, resource names.
-export * from './client.js';
-export * from './clock.js';
-export * from './informer.js';
-export * from './resources.js';
-export * from './types.js';
-export * from './membership.js';
+// @vigil/kube: Vigil's Kubernetes layer. api/ is a small JSON client of the API server (REST, watch, server-side
+// apply, informers, conflict retries) with the resources Vigil uses; membership/ holds Vigil's cluster rules that the
+// operator and every recorder share (who is online, a member, settled; quorum; what a heartbeat Lease reports).
+export * from './api/client.js';
+export * from './api/clock.js';
+export * from './api/conflict-retry.js';
+export * from './api/informer.js';
+export * from './api/resources.js';
+export * from './api/types.js';
+export * from './membership/node-report.js';
+export * from './membership/node-view.js';
+export * from './membership/quorum.js';

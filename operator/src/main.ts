@@ -1,6 +1,6 @@
 // Composition root of vigil-operator: flags → settings → logger → kube client → metrics → HTTP listener → informers →
 // leader election → controllers; SIGTERM releases the leader Lease; losing leadership ends the process (exit 1).
-import { OPERATOR_LEASE_NAME } from '@vigil/crds';
+import { NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME } from '@vigil/crds';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { systemClock, type Clock, KubeClient, loadKubeConfig, Resources, type Lease } from '@vigil/kube';
 import { defaultIdentity, parseFlags, UsageError, USAGE } from './config/flags.js';
@@ -66,6 +66,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, clock: Clock 
     identity, leaseName: OPERATOR_LEASE_NAME, namespace, store: leaseStore(client, namespace, OPERATOR_LEASE_NAME), clock, log,
     leaseDurationMs: flags.leaseDurationMs, renewDeadlineMs: flags.renewDeadlineMs, retryPeriodMs: flags.retryPeriodMs,
     onLeaderChange: (holder) => log.info({ leader: holder || null }, 'leader observed'),
+    // One silence rule for everyone: the recorders' /cluster/metrics and readiness read it from here.
+    annotations: { [NODE_SILENCE_ANNOTATION]: String(flags.nodeSilenceMs / 1000) },
   });
 
   let code = 0;

@@ -1,24 +1,31 @@
 // The operator's parts wired together: informers (started at once, so a standby keeps warm caches), the controllers
-// (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes.
-import { nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
+// (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes (on the
+// injected clock).
+import { Labels, MEMBERSHIP_REQUEST_ANNOTATION, nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { type Clock, type KubeClient, Resources, type ConfigMap, type Ingress, type KubeObject, type Lease, type Node, type Pod, type Secret, type Service, Informer, isOnline, type InformerOptions } from '@vigil/kube';
+import {
+  Informer, isOnline, reportOf, Resources, type Binding, type Clock, type ConfigMap, type Ingress, type KubeClient, type KubeObject, type Lease,
+  type InformerOptions, type Node, type Pod, type Role, type Secret, type Service, type ServiceAccount,
+} from '@vigil/kube';
 import type { Settings } from './config/settings.js';
 import type { OperatorMetrics } from './metrics.js';
 import { Controller } from './runtime/controller.js';
 import { WorkQueue } from './runtime/workqueue.js';
 import { ASSIGNMENT_KEY, reconcileAssignmentFor } from './controllers/assignment.js';
+import { CHECKS_KEY, reconcileCameraChecksFor } from './controllers/camera-checks.js';
+import { CREDENTIALS_KEY, reconcileCameraCredentialsFor } from './controllers/camera-credentials.js';
 import type { Caches, ControllerContext } from './controllers/context.js';
 import { EventRecorder } from './controllers/events.js';
+import { reconcileLeaseOwnerFor } from './controllers/lease-owners.js';
 import { PodTemplates } from './controllers/pod-templates.js';
+import { reconcileMembershipRequestsFor } from './controllers/membership-requests.js';
+import { reconcileRecorderIdentityFor } from './controllers/recorder-identity.js';
 import { reconcileRecorderNodeStatusFor } from './controllers/recorder-node-status.js';
 import { reconcileRecorderNodeFor } from './controllers/recorder-nodes.js';
 import { reconcileRecorderPodsFor } from './controllers/recorder-pods.js';
-import { reconcileLeaseOwnerFor } from './controllers/lease-owners.js';
-import { CHECKS_KEY, reconcileCameraChecksFor } from './controllers/camera-checks.js';
-import { CREDENTIALS_KEY, reconcileCameraCredentialsFor } from './controllers/camera-credentials.js';
 import type { LabelMatcher } from './controllers/label-selector.js';
-import { NODE_ANNOTATION } from './desired/names.js';
+import { MANAGED_BY, NODE_ANNOTATION } from './desired/names.js';
 
 export interface OperatorOptions {
   client: KubeClient;
@@ -36,7 +43,7 @@ export interface OperatorOptions {
   resyncMs?: number;
 }
 
-/** The RecorderNode a per-node object was made for (its vigil.io/node annotation; owner references of older operators). */
+/** The RecorderNode a per-node object was made for (its vigil.io/node annotation, else its owner reference: a node's identity, objects of older operators). */
 function ownerNode(obj: KubeObject | undefined): string | undefined {
   return obj?.metadata.annotations?.[NODE_ANNOTATION] ?? obj?.metadata.ownerReferences?.find((o) => o.kind === 'RecorderNode')?.name;
 }
@@ -44,17 +51,20 @@ function ownerNode(obj: KubeObject | undefined): string | undefined {
 export class Operator {
   readonly caches: Caches;
   readonly events: EventRecorder;
+  /** What every controller is handed (the controllers' unit tests run their reconciles with it). */
+  readonly context: ControllerContext;
   private readonly controllers: {
-    recorderNodes: Controller; pods: Controller; nodeStatus: Controller; assignment: Controller; leaseOwners: Controller; checks: Controller; credentials: Controller;
+    recorderNodes: Controller; identity: Controller; pods: Controller; nodeStatus: Controller; membership: Controller; assignment: Controller;
+    leaseOwners: Controller; checks: Controller; credentials: Controller;
   };
   private leading: AbortController | undefined;
-  private timers: NodeJS.Timeout[] = [];
-  private statsTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly opts: OperatorOptions) {
     const { client, namespace, log, clock } = opts;
     const informer = <T extends KubeObject>(name: string, type: (typeof Resources)[keyof typeof Resources], ns?: string, more: InformerOptions = {}) =>
-      new Informer<T>(name, client, type, log.child({ informer: name }), clock, { ...(ns !== undefined ? { namespace: ns } : {}), ...more });
+      new Informer<T>(name, client, type, log, clock, { ...(ns !== undefined ? { namespace: ns } : {}), ...more });
+    // Only what the operator made: the per-node identities carry its labels.
+    const ours = `${Labels.managedBy}=${MANAGED_BY},${Labels.component}=recorder`;
     this.caches = {
       cameras: informer<Camera>('cameras', Resources.cameras, namespace),
       recorderNodes: informer<RecorderNode>('recordernodes', Resources.recorderNodes),
@@ -67,20 +77,28 @@ export class Operator {
       // Only the types camera credentials may come from: Helm's release records and TLS keys are never cached.
       secrets: informer<Secret>('secrets', Resources.secrets, namespace, { fieldSelector: 'type=Opaque' }),
       basicAuthSecrets: informer<Secret>('basic-auth-secrets', Resources.secrets, namespace, { fieldSelector: 'type=kubernetes.io/basic-auth' }),
+      serviceAccounts: informer<ServiceAccount>('serviceaccounts', Resources.serviceAccounts, namespace, { labelSelector: ours }),
+      roles: informer<Role>('roles', Resources.roles, namespace, { labelSelector: ours }),
+      roleBindings: informer<Binding>('rolebindings', Resources.roleBindings, namespace, { labelSelector: ours }),
+      clusterRoleBindings: informer<Binding>('clusterrolebindings', Resources.clusterRoleBindings, undefined, { labelSelector: ours }),
     };
-    this.events = new EventRecorder(client, opts.identity, clock, log.child({ component: 'events' }));
+    this.events = new EventRecorder(client, opts.identity, clock, log.child({ part: 'events' }));
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,
     };
+    this.context = ctx;
     const templates = new PodTemplates(ctx);
     const controller = (name: string, reconcile: ConstructorParameters<typeof Controller>[2], workers: number) =>
       new Controller(name, new WorkQueue(clock), reconcile, log.child({ controller: name }), opts.metrics, workers);
     this.controllers = {
       recorderNodes: controller('recordernode', reconcileRecorderNodeFor(ctx), 1),
+      identity: controller('recorderidentity', reconcileRecorderIdentityFor(ctx), 2),
       // One worker: the rolling gate decides for the whole cluster, so two nodes must never be decided at once.
       pods: controller('recorderpod', reconcileRecorderPodsFor(ctx, templates), 1),
       nodeStatus: controller('recordernodestatus', reconcileRecorderNodeStatusFor(ctx, templates), 2),
+      // One worker: two requests (from two nodes) about the same members are carried out one after the other.
+      membership: controller('membership', reconcileMembershipRequestsFor(ctx), 1),
       assignment: controller('assignment', reconcileAssignmentFor(ctx), 1),
       leaseOwners: controller('leaseowner', reconcileLeaseOwnerFor(ctx), 1),
       checks: controller('camerachecks', reconcileCameraChecksFor(ctx), 1),
@@ -100,15 +118,18 @@ export class Operator {
       c.assignment.enqueue(ASSIGNMENT_KEY);
     });
     caches.recorderNodes.onChange((name, obj, old) => {
-      // The operator's own status writes (lastHeartbeat every renewal) change nothing the others act on.
       const meta = (rn: RecorderNode | undefined) => JSON.stringify([rn?.metadata.uid, rn?.metadata.generation, rn?.metadata.annotations, rn?.metadata.labels, rn?.metadata.deletionTimestamp, rn?.spec]);
       const specChanged = meta(obj) !== meta(old);
       if (specChanged) {
         c.pods.enqueue(name);
+        c.identity.enqueue(name);
         c.nodeStatus.enqueue(name);
         c.recorderNodes.enqueue(name);
       }
-      if (specChanged || obj?.status?.url !== old?.status?.url || obj?.status?.online !== old?.status?.online) c.assignment.enqueue(ASSIGNMENT_KEY);
+      // A membership request waits for its requester's RecorderNode (a learner it creates, an outcome it reports).
+      c.membership.enqueue(name);
+      const online = (rn: RecorderNode | undefined) => JSON.stringify([rn?.status?.url, rn?.status?.online, rn?.status?.conditions?.find((x) => x.type === 'Online')]);
+      if (specChanged || online(obj) !== online(old)) c.assignment.enqueue(ASSIGNMENT_KEY);
     });
     caches.leases.onChange((key, obj, old) => {
       const leaseName = key.slice(key.indexOf('/') + 1);
@@ -116,11 +137,13 @@ export class Operator {
       const node = nodeOfLease(leaseName);
       if (node === undefined) return;
       c.nodeStatus.enqueue(node);
+      if (!obj) c.identity.enqueue(node); // deleted (/cluster/leave): made again, empty
+      if (obj?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION] !== old?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION]) c.membership.enqueue(node);
       // A renewal of a node that stays online changes no decision; a node coming back (or a Lease appearing or
-      // going) does, and may also be what a waiting roll needs. Silence makes no event: the tick notices it.
+      // going, or its URL) does, and may also be what a waiting roll needs. Silence makes no event: the tick notices it.
       const now = this.opts.clock.now();
       const silence = this.opts.nodeSilenceMs;
-      if (!obj || !old || isOnline(obj as Lease, now, silence) !== isOnline(old as Lease, now, silence)) {
+      if (!obj || !old || isOnline(obj as Lease, now, silence) !== isOnline(old as Lease, now, silence) || reportOf(obj as Lease).url !== reportOf(old as Lease).url) {
         c.assignment.enqueue(ASSIGNMENT_KEY);
         allNodes(c.pods);
       }
@@ -136,11 +159,18 @@ export class Operator {
     caches.pods.onChange(perNode);
     caches.services.onChange(perNode);
     caches.ingresses.onChange(perNode);
+    const identityOf = (_key: string, obj: KubeObject | undefined, old: KubeObject | undefined) => {
+      const node = ownerNode(obj) ?? ownerNode(old);
+      if (node === undefined) return;
+      c.identity.enqueue(node);
+      c.pods.enqueue(node); // a recorder Pod waits for its whole identity
+    };
+    for (const cache of [caches.serviceAccounts, caches.roles, caches.roleBindings, caches.clusterRoleBindings]) cache.onChange(identityOf);
     caches.configMaps.onChange((key) => {
       if (key !== `${namespace}/${settings.recorder.configMap}`) return;
-      c.credentials.enqueue(CREDENTIALS_KEY);
       allNodes(c.pods);
       allNodes(c.nodeStatus);
+      c.credentials.enqueue(CREDENTIALS_KEY);
       for (const lease of caches.leases.list()) c.leaseOwners.enqueue(lease.metadata.name ?? '');
     });
     caches.cameras.onChange(() => {
@@ -159,9 +189,7 @@ export class Operator {
   startInformers(): void {
     for (const inf of Object.values(this.caches)) inf.start();
     // Leader or standby: the informers' re-lists are worth seeing on both.
-    this.statsTimer = setInterval(() => {
-      for (const inf of Object.values(this.caches)) this.opts.metrics.relists.set({ informer: inf.name }, inf.stats.lists);
-    }, 1000);
+    this.opts.metrics.countInformerLists(() => Object.values(this.caches).map((inf) => ({ name: inf.name, lists: inf.stats.lists })));
   }
 
   hasSynced(): boolean {
@@ -178,13 +206,14 @@ export class Operator {
     if (this.leading) return;
     this.leading = new AbortController();
     const signal = this.leading.signal;
+    // Every request in flight (up to 8 status writes at once, the other controllers' calls) and the tick and resync
+    // sleeps listen on it for as long as they run: more than Node's default of 10 at once is expected, not a leak.
+    setMaxListeners(64, signal);
     for (const ctl of Object.values(this.controllers)) ctl.start(signal);
     const everything = () => {
       for (const node of this.caches.nodes.list()) this.controllers.recorderNodes.enqueue(node.metadata.name ?? '');
       for (const rn of this.caches.recorderNodes.list()) {
-        this.controllers.recorderNodes.enqueue(rn.metadata.name ?? '');
-        this.controllers.pods.enqueue(rn.metadata.name ?? '');
-        this.controllers.nodeStatus.enqueue(rn.metadata.name ?? '');
+        for (const ctl of [this.controllers.recorderNodes, this.controllers.identity, this.controllers.pods, this.controllers.nodeStatus, this.controllers.membership]) ctl.enqueue(rn.metadata.name ?? '');
       }
       this.controllers.assignment.enqueue(ASSIGNMENT_KEY);
       this.controllers.checks.enqueue(CHECKS_KEY);
@@ -192,25 +221,35 @@ export class Operator {
       for (const lease of this.caches.leases.list()) this.controllers.leaseOwners.enqueue(lease.metadata.name ?? '');
     };
     everything();
-    const tick = setInterval(() => {
+    const tick = () => {
       this.controllers.assignment.enqueue(ASSIGNMENT_KEY);
       for (const rn of this.caches.recorderNodes.list()) this.controllers.nodeStatus.enqueue(rn.metadata.name ?? '');
       for (const [name, ctl] of Object.entries(this.controllers)) this.opts.metrics.queueDepth.set({ controller: ctl.name ?? name }, ctl.queue.length);
-    }, this.opts.tickMs ?? 1000);
-    const resync = setInterval(everything, this.opts.resyncMs ?? 60_000);
-    this.timers.push(tick, resync);
+    };
+    this.every(this.opts.tickMs ?? 1000, tick, signal);
+    this.every(this.opts.resyncMs ?? 60_000, everything, signal);
+  }
+
+  /** Runs `fn` every `ms` on the injected clock until `signal` aborts. */
+  private every(ms: number, fn: () => void, signal: AbortSignal): void {
+    void (async () => {
+      for (;;) {
+        await this.opts.clock.sleep(ms, signal);
+        if (signal.aborted) return;
+        fn();
+      }
+    })();
   }
 
   /** Stops the controllers (waiting for the reconciles in flight). */
   async stopControllers(): Promise<void> {
-    for (const t of this.timers.splice(0)) clearInterval(t);
     this.leading?.abort();
     this.leading = undefined;
     await Promise.all(Object.values(this.controllers).map((ctl) => ctl.stop()));
+    this.opts.metrics.withdrawClusterState();
   }
 
   stopInformers(): void {
-    clearInterval(this.statsTimer);
     for (const inf of Object.values(this.caches)) inf.stop();
   }
 

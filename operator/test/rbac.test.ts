@@ -1,7 +1,14 @@
-// The RBAC rule files the chart renders and the tests apply: well-formed, split by scope, and without wildcards.
+// The RBAC rule files the chart renders and the tests apply: well-formed, split by scope, without wildcards — and the
+// operator holds every permission it binds to a node's recorder (Kubernetes refuses a binding that grants more).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadRules } from '@vigil/testing/kube/test-cluster';
+import { ownLeaseRule } from '@vigil/testing/kube/recorder-identity';
+import { desiredRecorderIdentity } from '../src/desired/recorder-identity.js';
+import { parseSettings } from '../src/config/settings.js';
+import { recorderNode } from './support/objects.js';
+
+interface Rule { apiGroups?: string[]; resources?: string[]; verbs?: string[]; resourceNames?: string[] }
 
 for (const who of ['operator', 'recorder'] as const) {
   test(`helm/vigil/rbac/${who}-rules.yaml: cluster and namespaced PolicyRules, no wildcards`, () => {
@@ -16,9 +23,49 @@ for (const who of ['operator', 'recorder'] as const) {
     }
     const clusterResources = rules.clusterRules.flatMap((r) => r.resources ?? []);
     // Cluster-scoped kinds only in clusterRules, namespaced only in namespacedRules.
-    for (const res of clusterResources) assert.ok(['recordernodes', 'recordernodes/status', 'recordernodes/finalizers', 'nodes'].includes(res), res);
-    for (const res of rules.namespacedRules.flatMap((r) => r.resources ?? [])) assert.ok(!['recordernodes', 'nodes'].includes(res), res);
+    for (const res of clusterResources) assert.ok(['recordernodes', 'recordernodes/status', 'recordernodes/finalizers', 'nodes', 'clusterrolebindings'].includes(res), res);
+    for (const res of rules.namespacedRules.flatMap((r) => r.resources ?? [])) assert.ok(!['recordernodes', 'nodes', 'clusterrolebindings'].includes(res), res);
     // In `default` only what Events about cluster-scoped objects need: creating and patching Events.
     for (const rule of rules.defaultNamespaceRules ?? []) assert.deepEqual([rule.apiGroups, rule.resources, [...(rule.verbs ?? [])].sort()], [[''], ['events'], ['create', 'patch']]);
   });
 }
+
+/** Whether `rules` allow `verb` on `group/resource` (named `name`, when the request names one). */
+function allows(rules: Rule[], group: string, resource: string, verb: string, name?: string): boolean {
+  return rules.some((r) => (r.apiGroups ?? []).includes(group) && (r.resources ?? []).includes(resource) && (r.verbs ?? []).includes(verb)
+    && (r.resourceNames === undefined || r.resourceNames.length === 0 || (name !== undefined && r.resourceNames.includes(name))));
+}
+
+test('the operator holds every permission it grants a node\'s recorder (the shared rules and the node\'s own Role)', () => {
+  const operator = loadRules('operator');
+  const recorder = loadRules('recorder');
+  const settings = parseSettings({ recorder: { image: 'v:1', configMap: 'c', rbac: { clusterRole: 'vigil-vigil-recorder', role: 'vigil-recorder' }, secrets: { apiTokens: 't', clusterToken: 'c' } } });
+  const own = desiredRecorderIdentity(recorderNode('node-a'), settings, 'vigil').role.rules ?? [];
+  // The test support provisions the same Role the operator makes (for recorder tests that run without an operator).
+  assert.deepEqual(own, [ownLeaseRule('node-a')]);
+  const missing: string[] = [];
+  const check = (granted: Rule[], holder: Rule[]) => {
+    for (const r of granted) {
+      for (const group of r.apiGroups ?? []) for (const resource of r.resources ?? []) for (const verb of r.verbs ?? []) {
+        const names = r.resourceNames && r.resourceNames.length > 0 ? r.resourceNames : [undefined];
+        for (const name of names) if (!allows(holder, group, resource, verb, name)) missing.push(`${verb} ${group || 'core'}/${resource}${name ? ` ${name}` : ''}`);
+      }
+    }
+  };
+  check(recorder.clusterRules, operator.clusterRules);
+  // Namespaced grants are covered by the operator's Role or its ClusterRole.
+  check([...recorder.namespacedRules, ...own], [...operator.namespacedRules, ...operator.clusterRules]);
+  assert.deepEqual(missing, []);
+});
+
+test('a node\'s recorder may write nothing of the membership: no RecorderNode write, no Lease but its own', () => {
+  const recorder = loadRules('recorder');
+  const all = [...recorder.clusterRules, ...recorder.namespacedRules];
+  for (const verb of ['create', 'update', 'patch', 'delete']) {
+    assert.equal(allows(all, 'vigil.io', 'recordernodes', verb), false, `${verb} recordernodes`);
+    assert.equal(allows(all, 'vigil.io', 'recordernodes/status', verb), false, `${verb} recordernodes/status`);
+    assert.equal(allows(all, 'coordination.k8s.io', 'leases', verb, 'vigil-operator'), false, `${verb} the operator's Lease`);
+  }
+  assert.equal(allows([ownLeaseRule('node-a')], 'coordination.k8s.io', 'leases', 'update', 'vigil-node-node-b'), false);
+  assert.equal(allows([ownLeaseRule('node-a')], 'coordination.k8s.io', 'leases', 'update', 'vigil-node-node-a'), true);
+});

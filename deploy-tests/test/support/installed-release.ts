@@ -38,11 +38,12 @@ export async function addNode(release: InstalledRelease, name: string): Promise<
 }
 
 /**
- * Renews `vigil-node-<node>` every 2 s as the chart's recorder ServiceAccount (server-side apply, as a recorder would
- * need to); stopped when the test ends. `errors` collects refused renewals.
+ * Renews `vigil-node-<node>` every 2 s as the node's own ServiceAccount `vigil-recorder-<node>`, which the operator makes
+ * (server-side apply of the Lease the operator created, as a recorder does); stopped when the test ends. `errors`
+ * collects refused renewals.
  */
 export async function heartbeat(t: TestContext, release: InstalledRelease, node: string): Promise<{ errors: string[]; stop(): void }> {
-  const token = await release.cluster.emulator.issueServiceAccountToken(NS, 'vigil-recorder');
+  const token = await release.cluster.emulator.issueServiceAccountToken(NS, `vigil-recorder-${node}`);
   const errors: string[] = [];
   let stopped = false;
   const renew = async () => {

@@ -27,7 +27,18 @@ export const settingsSchema = z
         /** The recorder's config.yaml; its content hash is part of the Pod template, so a change rolls the Pods. */
         configMap: name,
         configKey: z.string().min(1).default('config.yaml'),
-        serviceAccountName: name.optional(),
+        /**
+         * The chart's shared recorder rules, bound by the operator to each node's own ServiceAccount (which the
+         * operator makes, with a Role for that node's heartbeat Lease alone).
+         */
+        rbac: z
+          .object({
+            clusterRole: z.string().min(1).max(200).regex(/^[^/%]+$/, { message: 'must be a ClusterRole name' }),
+            role: z.string().min(1).max(253).regex(/^[^/%]+$/, { message: 'must be a Role name' }),
+          })
+          .strict(),
+        /** Registry Secrets the nodes' ServiceAccounts carry (the chart's imagePullSecrets). */
+        imagePullSecrets: z.array(name).default([]),
         secrets: z
           .object({
             /** API tokens file (auth.tokens_file), mounted at /etc/vigil/secrets/api-tokens/. */

@@ -1,13 +1,15 @@
 // Camera assignment over the whole cluster (one key: the plan needs every camera and node at once): plans from the
-// caches, writes each changed Camera status once (read-modify-write; a 409 requeues the pass), records Events,
-// moves and failover seconds, and keeps the quorum and cameras-by-phase metrics.
+// caches (the RecorderNodes, and the selected Nodes still waiting for theirs, which count towards quorum), applies
+// each changed Camera status once (server-side apply of the operator's fields), records Events, moves and failover
+// seconds, and keeps the quorum, members and cameras-by-phase metrics.
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
-import { isConflict, isNotFound, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
+import { awaitedMembers, conflictBackoffMs, isConflict, isNotFound, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
 import { planAssignment, type CameraDecision } from '../desired/assignment.js';
-import { desiredCameraStatus, nextPhaseChangeIn, sameStatus } from '../desired/camera-status.js';
+import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus, type OwnedCameraStatus } from '../desired/camera-status.js';
+import { DEFAULT_PLAN_OPTIONS, isSettled } from '../desired/placement-rules.js';
 import { advertiseUrl } from '../desired/urls.js';
 import type { ReconcileResult } from '../runtime/controller.js';
-import { nsKey, type ControllerContext } from './context.js';
+import { applyStatusCached, nsKey, type ControllerContext } from './context.js';
 
 export const ASSIGNMENT_KEY = 'cluster';
 
@@ -54,6 +56,9 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
       case 'planned':
         ctx.events.normal(cam, 'Handover', `moving from ${d.from} to ${d.node}: ${d.from} records until ${d.node} reports Recording`);
         break;
+      case 'rebalance':
+        ctx.events.normal(cam, 'Rebalance', `moving from ${d.from} to ${d.node} to even out the load: ${d.from} records until ${d.node} reports Recording`);
+        break;
       case 'handover-complete':
         ctx.events.normal(cam, 'HandoverComplete', `${d.node} records; ${d.from} stops`);
         break;
@@ -73,41 +78,54 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
     }
   }
 
+  /** Passes in a row that met a conflict (each waits longer, with jitter, before planning again). */
+  let conflictedPasses = 0;
+
   return async (_key: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const now = ctx.clock.now();
     const rns = ctx.caches.recorderNodes.list();
-    const nodes = nodeViews(rns, (n) => ctx.caches.leases.get(nsKey(ctx, n)), (n) => ctx.caches.nodes.get(n), now, ctx.nodeSilenceMs, (n) => advertiseUrl(n, ctx.namespace, ctx.settings));
+    const nodes = [
+      ...nodeViews(rns, (n) => ctx.caches.leases.get(nsKey(ctx, n)), (n) => ctx.caches.nodes.get(n), now, ctx.nodeSilenceMs, (n) => advertiseUrl(n, ctx.namespace, ctx.settings)),
+      ...awaitedMembers(ctx.caches.nodes.list(), ctx.nodeEligible, rns),
+    ];
     const byName = new Map(nodes.map((n) => [n.name, n]));
     const cameras = ctx.caches.cameras.list().filter((c) => !c.metadata.deletionTimestamp);
-    // The tick asks every second; plan again only when an input changed or a time-based phase is due.
-    const signature = JSON.stringify([nodes.map((n) => [n.name, n.member, n.online, n.url, n.labels]), cameras.map((c) => c.metadata.resourceVersion)]);
+    const options = { ...DEFAULT_PLAN_OPTIONS, now };
+    // The tick asks every second; plan again only when an input changed or something time-based is due.
+    const signature = JSON.stringify([nodes.map((n) => [n.name, n.member, n.online, n.url, n.labels, n.onlineSince, n.awaited]), cameras.map((c) => c.metadata.resourceVersion)]);
     if (last && last.signature === signature && now < last.validUntil) return;
-    const plan = planAssignment(cameras, nodes);
+    const plan = planAssignment(cameras, nodes, options);
 
     ctx.metrics.quorum.set(plan.quorum.ok ? 1 : 0);
     ctx.metrics.members.set({ state: 'online' }, plan.quorum.onlineVoters);
     ctx.metrics.members.set({ state: 'offline' }, plan.quorum.voters - plan.quorum.onlineVoters);
     quorumEvents(plan.quorum.ok, plan.quorum.voters, `${plan.quorum.onlineVoters} of ${plan.quorum.voters} members online`, rns);
 
-    const writes: Array<{ cam: Camera; next: Camera; decision: CameraDecision }> = [];
+    const writes: Array<{ cam: Camera; owned: OwnedCameraStatus; decision: CameraDecision }> = [];
     let requeueAfterMs: number | undefined;
     const phases = new Map<CameraPhase, number>(CAMERA_PHASES.map((p) => [p, 0]));
     for (const cam of cameras) {
       const decision = plan.decisions.get(keyOf(cam))!;
       const status = desiredCameraStatus(cam, decision, byName, now);
       phases.set(status.phase ?? 'Pending', (phases.get(status.phase ?? 'Pending') ?? 0) + 1);
-      const wait = nextPhaseChangeIn(status, now);
+      const wait = nextPhaseChangeIn({ ...cam.status, ...status }, now);
       if (wait !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
-      if (!sameStatus(cam.status, status)) writes.push({ cam, next: { ...cam, status }, decision });
+      if (!sameStatus(ownedCameraStatus(cam.status), status)) writes.push({ cam, owned: status, decision });
+    }
+    // A member becoming settled may let rebalancing move cameras to it: plan again then.
+    for (const n of nodes) {
+      if (!n.online || n.onlineSince === undefined || isSettled(n, now, options.settleMs)) continue;
+      const wait = n.onlineSince + options.settleMs - now + 10;
+      requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
     }
     for (const [phase, n] of phases) ctx.metrics.cameras.set({ phase }, n);
+    ctx.metrics.exportClusterState();
 
     let conflicts = 0;
-    await forEachLimited(writes, WRITE_CONCURRENCY, async ({ cam, next, decision }) => {
+    await forEachLimited(writes, WRITE_CONCURRENCY, async ({ cam, owned, decision }) => {
       if (signal.aborted) return;
       try {
-        const written = await ctx.client.replaceStatus<Camera>(Resources.cameras, next, { signal });
-        ctx.caches.cameras.upsert(written);
+        const written = await applyStatusCached(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal);
         moveEvents(written, decision, cam, byName, now);
       } catch (err) {
         if (isNotFound(err)) return;
@@ -120,10 +138,14 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
     });
     last = conflicts === 0 && writes.length === 0 ? { signature, validUntil: now + (requeueAfterMs ?? Infinity) } : undefined;
     if (conflicts > 0) {
-      // Someone (a recorder reporting Recording) wrote first: re-read and plan again soon.
-      ctx.log.debug({ conflicts }, 'camera status conflicts; planning again');
-      return { requeueAfterMs: 100 };
+      // Applying owned fields does not conflict with the recorders; a 409 means something unexpected wrote: back off
+      // (exponentially, with jitter) and plan again from the fresh cache.
+      conflictedPasses++;
+      const backoffMs = 100 + conflictBackoffMs(conflictedPasses, 200, 10_000, Math.random);
+      ctx.log.debug({ conflicts, backoffMs }, 'camera status conflicts; planning again');
+      return { requeueAfterMs: backoffMs };
     }
+    conflictedPasses = 0;
     return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
   };
 }

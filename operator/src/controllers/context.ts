@@ -1,7 +1,10 @@
 // What every controller is handed: the caches (informers), the client, the settings and the seams (clock, log, metrics, events).
-import type { Camera, RecorderNode } from '@vigil/crds';
+import { OPERATOR_FIELD_MANAGER, type Camera, type RecorderNode } from '@vigil/crds';
 import type { Logger } from 'pino';
-import { isAlreadyExists, type Clock, type KubeClient, type KubeObject, type ConfigMap, type Ingress, type Lease, type Node, type Pod, type ResourceType, type Secret, type Service, type Informer } from '@vigil/kube';
+import {
+  isAlreadyExists, type Binding, type Clock, type ConfigMap, type Informer, type Ingress, type KubeClient, type KubeObject, type Lease, type Node, type Pod,
+  type ResourceType, type Role, type Secret, type Service, type ServiceAccount,
+} from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
 import type { OperatorMetrics } from '../metrics.js';
 import type { EventRecorder } from './events.js';
@@ -19,6 +22,10 @@ export interface Caches {
   secrets: Informer<Secret>;
   /** Secrets of type kubernetes.io/basic-auth (camera credentials too). */
   basicAuthSecrets: Informer<Secret>;
+  serviceAccounts: Informer<ServiceAccount>;
+  roles: Informer<Role>;
+  roleBindings: Informer<Binding>;
+  clusterRoleBindings: Informer<Binding>;
 }
 
 export interface ControllerContext {
@@ -54,4 +61,19 @@ export async function createCached<T extends KubeObject>(ctx: ControllerContext,
     if (isAlreadyExists(err)) return undefined;
     throw err;
   }
+}
+
+/**
+ * Server-side apply of the status fields `fieldManager` owns (force: they are this manager's by the contract of
+ * kubernetes.md §2, whoever wrote them last), with no resourceVersion: another writer's fields are never dropped and
+ * never make this write fail. The answer goes into `cache` at once.
+ */
+export async function applyStatusCached<T extends KubeObject & { status?: unknown }>(
+  ctx: ControllerContext, type: ResourceType, cache: Informer<T>, obj: T, status: unknown, signal: AbortSignal, fieldManager = OPERATOR_FIELD_MANAGER,
+): Promise<T> {
+  const { name, namespace } = obj.metadata;
+  const body = { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, ...(namespace ? { namespace } : {}) }, status } as unknown as T;
+  const written = await ctx.client.apply<T>(type, body, { fieldManager, force: true, subresource: 'status', signal });
+  cache.upsert(written);
+  return written;
 }

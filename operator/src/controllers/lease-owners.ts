@@ -1,5 +1,6 @@
-// The Leases of Vigil (the operator's vigil-operator and every recorder's vigil-node-<node>) belong to the release's
-// recorder ConfigMap, so that helm uninstall removes them with everything else; their writers create them without owners.
+// The operator's Lease (vigil-operator), and a recorder's vigil-node-<node> that has no owner yet (made by an older
+// recorder; the operator now makes each node's Lease owned by its RecorderNode), belong to the release's recorder
+// ConfigMap, so that helm uninstall removes them with everything else.
 import { nodeOfLease, OPERATOR_LEASE_NAME } from '@vigil/crds';
 import { Resources, type Lease } from '@vigil/kube';
 import type { ReconcileResult } from '../runtime/controller.js';
@@ -16,6 +17,8 @@ export function reconcileLeaseOwnerFor(ctx: ControllerContext) {
     const lease = ctx.caches.leases.get(nsKey(ctx, name));
     const owner = namespacedOwner(ctx);
     if (!lease || lease.metadata.deletionTimestamp || !owner) return;
+    // A node's Lease owned by its RecorderNode goes with it; a second owner would keep it after the node is removed.
+    if (name !== OPERATOR_LEASE_NAME && (lease.metadata.ownerReferences?.length ?? 0) > 0) return;
     const adopted = await adopt(ctx, Resources.leases, lease, owner, signal);
     if (adopted) ctx.caches.leases.upsert(adopted as Lease);
   };

@@ -1,13 +1,13 @@
-// RecorderNode status: online (heartbeat Lease), lastHeartbeat, Online/Ready/Rolled conditions, observedGeneration,
-// written once per pass (read-modify-write with the resourceVersion); Events when a node goes silent, comes back,
-// or changes membership.
-import { nodeLeaseName, type RecorderNode } from '@vigil/crds';
+// RecorderNode status: online (heartbeat Lease), lastHeartbeat on transitions, what the recorder reports on its Lease,
+// the Online/Ready/Rolled conditions and observedGeneration — applied once per pass, only when they differ (server-side
+// apply as `vigil-operator`); Events when a node goes silent, comes back, or changes membership.
+import { nodeLeaseName, nodeNameOf, type RecorderNode } from '@vigil/crds';
 import { isNotFound, Resources } from '@vigil/kube';
 import { sameStatus } from '../desired/camera-status.js';
 import { recorderName } from '../desired/names.js';
-import { desiredRecorderNodeStatus } from '../desired/recorder-node-status.js';
+import { desiredRecorderNodeStatus, ownedNodeStatus } from '../desired/recorder-node-status.js';
 import type { ReconcileResult } from '../runtime/controller.js';
-import { nsKey, type ControllerContext } from './context.js';
+import { applyStatusCached, nsKey, type ControllerContext } from './context.js';
 import type { PodTemplates } from './pod-templates.js';
 
 export function reconcileRecorderNodeStatusFor(ctx: ControllerContext, templates: PodTemplates) {
@@ -27,18 +27,17 @@ export function reconcileRecorderNodeStatusFor(ctx: ControllerContext, templates
     }
     const now = ctx.clock.now();
     const lease = ctx.caches.leases.get(nsKey(ctx, nodeLeaseName(name)));
-    const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(rn.spec.nodeName || name)));
+    const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(nodeNameOf(rn))));
     const status = desiredRecorderNodeStatus({ rn, lease, pod, desiredHash: templates.hashFor(rn), now, silenceMs: ctx.nodeSilenceMs });
-    if (sameStatus(rn.status, status)) return;
+    if (sameStatus(ownedNodeStatus(rn.status), status)) return;
     const wasOnline = rn.status?.online;
     let written: RecorderNode;
     try {
-      written = await ctx.client.replaceStatus(Resources.recorderNodes, { ...rn, status }, { signal });
+      written = await applyStatusCached(ctx, Resources.recorderNodes, ctx.caches.recorderNodes, rn, status, signal);
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;
     }
-    ctx.caches.recorderNodes.upsert(written);
     if (wasOnline === true && status.online === false) ctx.events.warning(written, 'NodeSilent', `node ${name}: no heartbeat for more than ${ctx.nodeSilenceMs / 1000} s; its cameras move to other nodes`);
     if (wasOnline === false && status.online === true) ctx.events.normal(written, 'NodeOnline', `node ${name}: heartbeat renewed again`);
   };

@@ -2,7 +2,7 @@
 // recorder ConfigMap (helm uninstall removes them without an operator); a Pod the API refuses is reported on the
 // RecorderNode and retried with backoff; a changed Pod template is rolled one node at a time: the next Pod is replaced
 // only when every rolled Pod is Ready and its node online.
-import { nodeLeaseName, type OwnerReference, type RecorderNode } from '@vigil/crds';
+import { nodeLeaseName, nodeNameOf, type OwnerReference, type RecorderNode } from '@vigil/crds';
 import { isForbidden, isInvalid, isNotFound, Resources, type ApiError, type Ingress, type Service, isOnline } from '@vigil/kube';
 import { NODE_ANNOTATION, RECORDER_LABEL, recorderName } from '../desired/names.js';
 import { isOwnedBy } from '../desired/owner.js';
@@ -12,6 +12,7 @@ import type { ReconcileResult } from '../runtime/controller.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';
 import { reportPodCreated } from './pod-created-condition.js';
 import type { PodTemplates } from './pod-templates.js';
+import { identityComplete } from './recorder-identity.js';
 import { adopt, namespacedOwner } from './release-owner.js';
 
 const WAIT_MS = 1000;
@@ -22,7 +23,7 @@ export function rollBlocker(ctx: ControllerContext, templates: PodTemplates, nam
   for (const other of ctx.caches.recorderNodes.list()) {
     const otherName = other.metadata.name ?? '';
     if (otherName === name || other.metadata.deletionTimestamp) continue;
-    const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(other.spec.nodeName || otherName)));
+    const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(nodeNameOf(other))));
     if (!pod || pod.metadata.deletionTimestamp) return `the Pod of ${otherName} is being replaced`;
     if (templateHashOf(pod) !== templates.hashFor(other)) continue; // not rolled yet: waits its turn
     if (!isPodReady(pod)) return `the new Pod of ${otherName} is not Ready yet`;
@@ -57,7 +58,7 @@ async function ensureService(ctx: ControllerContext, rn: RecorderNode, owner: Ow
 
 async function ensureIngress(ctx: ControllerContext, rn: RecorderNode, owner: OwnerReference, signal: AbortSignal): Promise<void> {
   const want = desiredIngress(rn, ctx.settings, ctx.namespace, owner);
-  const name = recorderName(rn.spec.nodeName || rn.metadata.name || '');
+  const name = recorderName(nodeNameOf(rn));
   const have = ctx.caches.ingresses.get(nsKey(ctx, name));
   if (!want) {
     if (have && have.metadata.labels?.[RECORDER_LABEL] === name) await ctx.client.delete(Resources.ingresses, ctx.namespace, name, { signal, uid: have.metadata.uid });
@@ -116,6 +117,9 @@ export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodT
     const want = templates.podFor(rn, owner);
     const podName = want.metadata.name ?? '';
     const have = ctx.caches.pods.get(nsKey(ctx, podName));
+    // The API server refuses a Pod whose ServiceAccount does not exist, and its recorder needs its Role and bindings
+    // from its first request: the Pod waits for the whole identity (recorder-identity.ts makes it).
+    if (!have && !identityComplete(ctx, rn)) return { requeueAfterMs: WAIT_MS };
     if (!have) return createPod(ctx, rn, templates, owner, signal);
     if (have.metadata.deletionTimestamp) return { requeueAfterMs: WAIT_MS };
     await reportPodCreated(ctx, rn, { status: 'True', reason: 'PodCreated', message: `Pod ${podName} exists` }, signal);

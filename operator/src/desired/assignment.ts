@@ -1,8 +1,11 @@
-// Cluster snapshot → where every camera records (kubernetes.md §4): least-loaded online member that satisfies the pins;
-// stable; nothing assigned or moved without quorum; an offline owner's cameras move at once; a planned move (owner
-// online but no longer allowed) is make-before-break through `handoverFrom`.
+// Cluster snapshot → where every camera records (kubernetes.md §4): least-loaded online member that satisfies the pins,
+// settled members first; stable; nothing assigned or moved without quorum; an offline owner's cameras move at once; a
+// planned move (owner online but no longer allowed) is make-before-break through `handoverFrom`; then rebalancing
+// (rebalance.ts) evens the load out towards settled members, a few cameras at a time.
 import { CAMERA_ID_PATTERN, CameraReason, type Camera } from '@vigil/crds';
 import { keyOf, quorumOf, type NodeView, type Quorum } from '@vigil/kube';
+import { canRecord, DEFAULT_PLAN_OPTIONS, isSettled, recordingReported, type PlanOptions } from './placement-rules.js';
+import { rebalance } from './rebalance.js';
 
 export type Move =
   /** Nothing changed. */
@@ -13,6 +16,8 @@ export type Move =
   | 'failover'
   /** Its node is online but may no longer record it: make-before-break. */
   | 'planned'
+  /** Its node is online and may keep it, but another settled member carries two or more fewer: make-before-break. */
+  | 'rebalance'
   /** The new node of a planned move records: the old one may stop. */
   | 'handover-complete'
   /** It had a node and now has none (nobody may record it). */
@@ -37,20 +42,6 @@ export interface AssignmentPlan {
   load: Map<string, number>;
 }
 
-function canRecord(cam: Camera, node: NodeView): boolean {
-  if (!node.member) return false;
-  if (cam.spec.nodeName && cam.spec.nodeName !== node.name) return false;
-  for (const [label, value] of Object.entries(cam.spec.nodeSelector ?? {})) {
-    if (node.labels[label] !== value) return false;
-  }
-  return true;
-}
-
-function recordingReported(cam: Camera, node: string): boolean {
-  const rec = cam.status?.conditions?.find((c) => c.type === 'Recording');
-  return rec?.status === 'True' && cam.status?.recordingNode === node;
-}
-
 function pinsText(cam: Camera): string {
   const parts: string[] = [];
   if (cam.spec.nodeName) parts.push(`nodeName ${cam.spec.nodeName}`);
@@ -59,7 +50,8 @@ function pinsText(cam: Camera): string {
   return parts.length > 0 ? ` satisfying ${parts.join(' and ')}` : '';
 }
 
-export function planAssignment(cameras: Camera[], nodes: NodeView[]): AssignmentPlan {
+export function planAssignment(cameras: Camera[], nodes: NodeView[], options: Partial<PlanOptions> = {}): AssignmentPlan {
+  const opts = { ...DEFAULT_PLAN_OPTIONS, ...options };
   const byName = new Map(nodes.map((n) => [n.name, n]));
   const quorum = quorumOf(nodes);
   const load = new Map<string, number>(nodes.map((n) => [n.name, 0]));
@@ -114,9 +106,11 @@ export function planAssignment(cameras: Camera[], nodes: NodeView[]): Assignment
 
   for (const { cam, kind, from } of toPlace) {
     const key = keyOf(cam);
+    // Settled members first (a node that just came back may be flapping); the others when no settled one may take it.
+    const candidates = nodes.filter((n) => n.online && n.name !== from && canRecord(cam, n));
+    const settled = candidates.filter((n) => isSettled(n, opts.now, opts.settleMs));
     let best: NodeView | undefined;
-    for (const n of nodes) {
-      if (!n.online || n.name === from || !canRecord(cam, n)) continue;
+    for (const n of settled.length > 0 ? settled : candidates) {
       if (!best || (load.get(n.name) ?? 0) < (load.get(best.name) ?? 0)) best = n;
     }
     if (!best && kind === 'planned' && from) {
@@ -140,5 +134,6 @@ export function planAssignment(cameras: Camera[], nodes: NodeView[]): Assignment
     if (kind === 'planned' && from) d.handoverFrom = from;
     decisions.set(key, d);
   }
+  if (quorum.ok) rebalance(sorted, nodes, decisions, load, opts);
   return { quorum, decisions, load };
 }

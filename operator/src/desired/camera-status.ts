@@ -1,5 +1,6 @@
-// Camera + its assignment decision → the Camera's status as the operator writes it (node, url, phase, Assigned,
-// handoverFrom, lastMoveTime, observedGeneration); the recorder's Recording condition and recordingNode are kept.
+// Camera + its assignment decision → the Camera status fields the operator owns and applies as `vigil-operator`
+// (node, url, phase, the Assigned condition, handoverFrom, lastMoveTime, observedGeneration). The recorder's Recording
+// condition and recordingNode are its own: read for the phase, never written here.
 import { CameraCondition, CameraReason, type Camera, type CameraPhase, type CameraStatus } from '@vigil/crds';
 import { fromApiTime, toApiTime, type NodeView } from '@vigil/kube';
 import type { CameraDecision } from './assignment.js';
@@ -30,12 +31,25 @@ export function nextPhaseChangeIn(status: CameraStatus, now: number): number | u
   return since + FAILED_AFTER_MS - now + 1000;
 }
 
-export function desiredCameraStatus(cam: Camera, decision: CameraDecision, nodes: Map<string, NodeView>, now: number): CameraStatus {
+/** The fields of a Camera status the operator owns. */
+export type OwnedCameraStatus = Pick<CameraStatus, 'node' | 'url' | 'phase' | 'handoverFrom' | 'lastMoveTime' | 'observedGeneration' | 'conditions'>;
+
+/** The part of a status the operator owns, as it stands (to compare with the desired one). */
+export function ownedCameraStatus(status: CameraStatus | undefined): OwnedCameraStatus {
+  const s = status ?? {};
+  const owned: OwnedCameraStatus = {};
+  for (const key of ['node', 'url', 'phase', 'handoverFrom', 'lastMoveTime', 'observedGeneration'] as const) {
+    if (s[key] !== undefined && s[key] !== null) (owned as Record<string, unknown>)[key] = s[key];
+  }
+  const assigned = (s.conditions ?? []).filter((c) => c.type === CameraCondition.Assigned);
+  if (assigned.length > 0) owned.conditions = assigned;
+  return owned;
+}
+
+export function desiredCameraStatus(cam: Camera, decision: CameraDecision, nodes: Map<string, NodeView>, now: number): OwnedCameraStatus {
   const prev = cam.status ?? {};
-  const next: CameraStatus = { ...prev };
-  delete next.node;
-  delete next.url;
-  delete next.handoverFrom;
+  const next: OwnedCameraStatus = {};
+  if (prev.lastMoveTime) next.lastMoveTime = prev.lastMoveTime;
   if (decision.node) {
     next.node = decision.node;
     const url = nodes.get(decision.node)?.url;
@@ -53,9 +67,11 @@ export function desiredCameraStatus(cam: Camera, decision: CameraDecision, nodes
           : (decision.message ?? `recorded by ${decision.node}`),
       }
     : { type: CameraCondition.Assigned, status: 'False' as const, reason: decision.reason ?? CameraReason.NoEligibleNode, message: decision.message ?? 'no node may record it' };
-  next.conditions = setCondition(prev.conditions, { ...assigned, observedGeneration: cam.metadata.generation ?? 0 }, now);
+  next.conditions = setCondition(ownedCameraStatus(prev).conditions, { ...assigned, observedGeneration: cam.metadata.generation ?? 0 }, now);
   if (cam.metadata.generation !== undefined) next.observedGeneration = cam.metadata.generation;
-  next.phase = cameraPhase(next, now);
+  // The phase reads the recorder's Recording condition and recordingNode too.
+  const recorders = (prev.conditions ?? []).filter((c) => c.type !== CameraCondition.Assigned);
+  next.phase = cameraPhase({ ...next, conditions: [...next.conditions, ...recorders], ...(prev.recordingNode ? { recordingNode: prev.recordingNode } : {}) }, now);
   return next;
 }
 

@@ -3,7 +3,7 @@
 // template hash (which includes the recorder ConfigMap's content hash).
 import { createHash } from 'node:crypto';
 import type { V1Container, V1EnvVar, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import { TEMPLATE_HASH_ANNOTATION, type RecorderNode } from '@vigil/crds';
+import { nodeNameOf, TEMPLATE_HASH_ANNOTATION, type RecorderNode } from '@vigil/crds';
 import type { Settings } from '../config/settings.js';
 import type { Pod } from '@vigil/kube';
 import { NODE_ANNOTATION, recorderLabels, recorderName } from './names.js';
@@ -123,7 +123,7 @@ function container(nodeName: string, ctx: PodContext, settings: Settings, mounts
 
 /** The Pod as the operator wants it, with its template-hash annotation. */
 export function desiredPod(rn: RecorderNode, settings: Settings, ctx: PodContext): Pod {
-  const nodeName = rn.spec.nodeName || rn.metadata.name || '';
+  const nodeName = nodeNameOf(rn);
   const { volumes: vols, mounts } = volumes(settings);
   const spec: NonNullable<Pod['spec']> = {
     nodeName,
@@ -136,7 +136,8 @@ export function desiredPod(rn: RecorderNode, settings: Settings, ctx: PodContext
     // A node-pinned Pod bypasses the scheduler; it must still run on a node that is briefly unreachable.
     tolerations: [{ operator: 'Exists', effect: 'NoExecute' }],
   };
-  if (settings.recorder.serviceAccountName) spec.serviceAccountName = settings.recorder.serviceAccountName;
+  // The node's own ServiceAccount (desired/recorder-identity.ts): it may write its own heartbeat Lease and no other.
+  spec.serviceAccountName = recorderName(nodeName);
   const labels = recorderLabels(nodeName);
   const hash = createHash('sha256').update(JSON.stringify({ labels, spec, config: ctx.configHash })).digest('hex').slice(0, 16);
   return {

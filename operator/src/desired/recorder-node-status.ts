@@ -1,7 +1,9 @@
-// RecorderNode + its heartbeat Lease + its Pod → the status fields the operator owns (online, lastHeartbeat, Online,
-// Ready and Rolled conditions, observedGeneration); url, publicUrl, version and cameras are the recorder's and kept.
-import { RecorderNodeCondition, type RecorderNode, type RecorderNodeStatus } from '@vigil/crds';
-import { type Lease, type Pod, isOnline } from '@vigil/kube';
+// RecorderNode + its heartbeat Lease + its Pod → the status fields the operator's status controller owns (it applies
+// them as `vigil-operator`): online (changing only on transitions), lastHeartbeat (the renewal seen at the last
+// transition), the Online, Ready and Rolled conditions, observedGeneration, and what the recorder reports on its Lease
+// (url, publicUrl, version, cameras). Nobody else writes these fields.
+import { NodeReportAnnotations, RecorderNodeCondition, type Condition, type RecorderNode, type RecorderNodeStatus } from '@vigil/crds';
+import { type Lease, type Pod, isOnline, reportOf } from '@vigil/kube';
 import { setCondition } from './conditions.js';
 import { isPodReady, templateHashOf } from './pod.js';
 
@@ -15,30 +17,73 @@ export interface NodeStatusInput {
   silenceMs: number;
 }
 
-export function desiredRecorderNodeStatus({ rn, lease, pod, desiredHash, now, silenceMs }: NodeStatusInput): RecorderNodeStatus {
-  const prev = rn.status ?? {};
-  const next: RecorderNodeStatus = { ...prev };
+/** The fields of a RecorderNode status the status controller owns. */
+export type OwnedNodeStatus = Pick<RecorderNodeStatus, 'online' | 'lastHeartbeat' | 'url' | 'publicUrl' | 'version' | 'cameras' | 'conditions' | 'observedGeneration'>;
+
+const OWNED_CONDITIONS: readonly string[] = [RecorderNodeCondition.Online, RecorderNodeCondition.Ready, RecorderNodeCondition.Rolled];
+
+/** The part of a status the status controller owns, as it stands (to compare with the desired one). */
+export function ownedNodeStatus(status: RecorderNodeStatus | undefined): OwnedNodeStatus {
+  const s = status ?? {};
+  const owned: OwnedNodeStatus = {};
+  for (const key of ['online', 'lastHeartbeat', 'url', 'publicUrl', 'version', 'cameras', 'observedGeneration'] as const) {
+    if (s[key] !== undefined) (owned as Record<string, unknown>)[key] = s[key];
+  }
+  const conditions = (s.conditions ?? []).filter((c) => OWNED_CONDITIONS.includes(c.type));
+  if (conditions.length > 0) owned.conditions = conditions;
+  return owned;
+}
+
+function condition(type: string, ok: boolean, reason: string, message: string, generation: number): Omit<Condition, 'lastTransitionTime'> {
+  return { type, status: ok ? 'True' : 'False', reason, message, observedGeneration: generation };
+}
+
+export function desiredRecorderNodeStatus({ rn, lease, pod, desiredHash, now, silenceMs }: NodeStatusInput): OwnedNodeStatus {
+  const prev = ownedNodeStatus(rn.status);
+  const next: OwnedNodeStatus = {};
   const online = isOnline(lease, now, silenceMs);
   next.online = online;
-  const renew = lease?.spec?.renewTime;
-  if (renew) next.lastHeartbeat = renew;
-  else delete next.lastHeartbeat;
+  const renew = lease?.spec?.renewTime ?? undefined;
+  // The Lease is the heartbeat: its renewTime is copied only when online changes (no API write per renewal).
+  if (prev.online !== online) {
+    if (renew) next.lastHeartbeat = renew;
+  } else if (prev.lastHeartbeat) next.lastHeartbeat = prev.lastHeartbeat;
+
+  const report = reportOf(lease);
+  if (report.url) {
+    // A recorder that reports a URL reports its whole self: a public URL it no longer has goes away.
+    next.url = report.url;
+    if (report.publicUrl) next.publicUrl = report.publicUrl;
+    if (report.version) next.version = report.version;
+    if (report.cameras !== undefined) next.cameras = report.cameras;
+  } else {
+    // No report (its recorder has not started, or it left and the Lease was made again): where it was and what ran
+    // there stay known (add-learner may have given a URL); it records nothing the cluster knows of.
+    const hint = rn.metadata.annotations?.[NodeReportAnnotations.url];
+    const url = prev.url ?? hint;
+    if (url) next.url = url;
+    if (prev.publicUrl) next.publicUrl = prev.publicUrl;
+    if (prev.version) next.version = prev.version;
+    next.cameras = 0;
+  }
+
   const generation = rn.metadata.generation ?? 0;
+  const seconds = silenceMs / 1000;
   let conditions = setCondition(
     prev.conditions,
     online
-      ? { type: RecorderNodeCondition.Online, status: 'True', reason: 'HeartbeatRenewed', message: `heartbeat Lease renewed within the last ${silenceMs / 1000} s`, observedGeneration: generation }
+      ? condition(RecorderNodeCondition.Online, true, 'HeartbeatRenewed', `heartbeat Lease renewed within the last ${seconds} s`, generation)
       : renew
-        ? { type: RecorderNodeCondition.Online, status: 'False', reason: 'HeartbeatSilent', message: `no heartbeat for more than ${silenceMs / 1000} s`, observedGeneration: generation }
-        : { type: RecorderNodeCondition.Online, status: 'False', reason: 'NoHeartbeat', message: 'no heartbeat Lease', observedGeneration: generation },
+        ? condition(RecorderNodeCondition.Online, false, 'HeartbeatSilent', `no heartbeat for more than ${seconds} s`, generation)
+        : condition(RecorderNodeCondition.Online, false, 'NoHeartbeat', 'no heartbeat Lease renewal', generation),
     now,
   );
   const ready = isPodReady(pod);
   conditions = setCondition(
     conditions,
     ready
-      ? { type: RecorderNodeCondition.Ready, status: 'True', reason: 'PodReady', message: `Pod ${pod?.metadata.name} is ready`, observedGeneration: generation }
-      : { type: RecorderNodeCondition.Ready, status: 'False', reason: pod ? 'PodNotReady' : 'PodMissing', message: pod ? `Pod ${pod.metadata.name} is not ready` : 'the recorder Pod does not exist', observedGeneration: generation },
+      ? condition(RecorderNodeCondition.Ready, true, 'PodReady', `Pod ${pod?.metadata.name} is ready`, generation)
+      : condition(RecorderNodeCondition.Ready, false, pod ? 'PodNotReady' : 'PodMissing', pod ? `Pod ${pod.metadata.name} is not ready` : 'the recorder Pod does not exist', generation),
     now,
   );
   const hash = templateHashOf(pod);
@@ -46,8 +91,8 @@ export function desiredRecorderNodeStatus({ rn, lease, pod, desiredHash, now, si
   conditions = setCondition(
     conditions,
     rolled
-      ? { type: RecorderNodeCondition.Rolled, status: 'True', reason: 'TemplateCurrent', message: `the Pod runs template ${hash}`, observedGeneration: generation }
-      : { type: RecorderNodeCondition.Rolled, status: 'False', reason: pod ? 'TemplateOutdated' : 'PodMissing', message: pod ? `the Pod runs template ${hash ?? '(none)'}, wanted ${desiredHash ?? '(unknown)'}` : 'the recorder Pod does not exist', observedGeneration: generation },
+      ? condition(RecorderNodeCondition.Rolled, true, 'TemplateCurrent', `the Pod runs template ${hash}`, generation)
+      : condition(RecorderNodeCondition.Rolled, false, pod ? 'TemplateOutdated' : 'PodMissing', pod ? `the Pod runs template ${hash ?? '(none)'}, wanted ${desiredHash ?? '(unknown)'}` : 'the recorder Pod does not exist', generation),
     now,
   );
   next.conditions = conditions;

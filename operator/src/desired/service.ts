@@ -1,13 +1,13 @@
 // RecorderNode + settings → the node's own Service (the target of 307s inside the cluster) and, with a host
 // template, its Ingress rule (one host per node).
-import type { OwnerReference, RecorderNode } from '@vigil/crds';
+import { nodeNameOf, type OwnerReference, type RecorderNode } from '@vigil/crds';
 import type { Settings } from '../config/settings.js';
 import type { Ingress, Service } from '@vigil/kube';
 import { NODE_ANNOTATION, RECORDER_LABEL, recorderLabels, recorderName } from './names.js';
 import { publicHost } from './urls.js';
 
 export function desiredService(rn: RecorderNode, settings: Settings, namespace: string, owner: OwnerReference): Service {
-  const nodeName = rn.spec.nodeName || rn.metadata.name || '';
+  const nodeName = nodeNameOf(rn);
   const name = recorderName(nodeName);
   return {
     apiVersion: 'v1',
@@ -26,9 +26,9 @@ export function desiredService(rn: RecorderNode, settings: Settings, namespace: 
 
 /** The node's Ingress, or undefined when no per-node host template is configured. */
 export function desiredIngress(rn: RecorderNode, settings: Settings, namespace: string, owner: OwnerReference): Ingress | undefined {
-  const host = publicHost(rn.spec.nodeName || rn.metadata.name || '', settings);
+  const host = publicHost(nodeNameOf(rn), settings);
   if (!settings.ingress || !host) return undefined;
-  const nodeName = rn.spec.nodeName || rn.metadata.name || '';
+  const nodeName = nodeNameOf(rn);
   const name = recorderName(nodeName);
   const spec: NonNullable<Ingress['spec']> = {
     rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { name: 'api' } } } }] } }],

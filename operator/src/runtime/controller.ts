@@ -52,10 +52,11 @@ export class Controller {
         this.metrics.reconciles.inc({ controller: this.name });
         if (signal.aborted) break;
         this.metrics.reconcileErrors.inc({ controller: this.name });
-        const delay = this.queue.addRateLimited(key);
+        // A conflict means another writer was there at the same moment: its retry is jittered.
+        const delay = this.queue.addRateLimited(key, isConflict(err) ? Math.random : undefined);
         // A conflict is the normal outcome of a concurrent writer: re-read and try again, quietly.
-        if (isConflict(err)) this.log.debug({ controller: this.name, key, delay }, 'conflict; requeued');
-        else this.log.warn({ controller: this.name, key, delay, err: (err as Error).message }, 'reconcile failed; requeued with backoff');
+        if (isConflict(err)) this.log.debug({ key, delay }, 'conflict; requeued');
+        else this.log.warn({ key, delay, err: (err as Error).message }, 'reconcile failed; requeued with backoff');
       } finally {
         this.queue.done(key);
       }

@@ -29,6 +29,8 @@ export interface LeaderElectorOptions extends LeaderElectionTiming {
   log: Logger;
   /** Called whenever the observed holder changes (also for other holders); '' when nobody holds it. */
   onLeaderChange?: (holder: string) => void;
+  /** Published on the Lease with every acquisition and renewal (what the leader wants every reader to know). */
+  annotations?: Record<string, string>;
 }
 
 export type ElectionOutcome = 'lost' | 'stopped';
@@ -61,7 +63,7 @@ export class LeaderElector {
     while (!signal.aborted) {
       if (await this.tryAcquireOrRenew(signal)) {
         this.leading = true;
-        this.opts.log.info({ identity: this.opts.identity, lease: this.opts.leaseName }, 'became the leader');
+        this.opts.log.info({ lease: this.opts.leaseName }, 'became the leader');
         return true;
       }
       // client-go jitters the retry by up to 20 % so that standbys do not all ask at once.
@@ -82,17 +84,18 @@ export class LeaderElector {
       const left = this.lastRenew + renewDeadlineMs - clock.now();
       // Each attempt ends by the renew deadline at the latest (a hanging API server must not outlast it).
       const attempt = new AbortController();
-      const timer = setTimeout(() => attempt.abort(), Math.max(1, left));
+      const deadline = new AbortController();
+      void clock.sleep(Math.max(1, left), deadline.signal).then(() => attempt.abort());
       const onStop = () => attempt.abort();
       signal.addEventListener('abort', onStop, { once: true });
       const ok = await this.tryAcquireOrRenew(attempt.signal).finally(() => {
-        clearTimeout(timer);
+        deadline.abort();
         signal.removeEventListener('abort', onStop);
       });
       if (signal.aborted) break;
       if (!ok && clock.now() - this.lastRenew >= renewDeadlineMs) {
         this.leading = false;
-        this.opts.log.error({ identity: this.opts.identity, sinceRenewMs: clock.now() - this.lastRenew }, 'leadership lost: no renewal within the renew deadline');
+        this.opts.log.error({ sinceRenewMs: clock.now() - this.lastRenew }, 'leadership lost: no renewal within the renew deadline');
         return 'lost';
       }
     }
@@ -119,7 +122,7 @@ export class LeaderElector {
         if (fresh?.spec?.holderIdentity !== this.opts.identity) return;
         await give(fresh);
       }
-      this.opts.log.info({ identity: this.opts.identity }, 'leadership released');
+      this.opts.log.info('leadership released');
     } catch (err) {
       this.opts.log.warn({ err: (err as Error).message }, 'could not release the leader Lease; the standby takes over when it expires');
     }
@@ -139,7 +142,8 @@ export class LeaderElector {
     try {
       const current = await store.get(signal);
       if (!current) {
-        const created = await store.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: leaseName, namespace }, spec: spec() }, signal);
+        const metadata = { name: leaseName, namespace, ...(this.opts.annotations ? { annotations: this.opts.annotations } : {}) };
+        const created = await store.create({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata, spec: spec() }, signal);
         this.renewed(created);
         return true;
       }
@@ -148,7 +152,8 @@ export class LeaderElector {
       const durationMs = (current.spec?.leaseDurationSeconds ?? Math.round(leaseDurationMs / 1000)) * 1000;
       const valid = this.observed !== undefined && this.observed.at + durationMs > now;
       if (holder !== '' && holder !== identity && valid) return false;
-      const updated = await store.update({ ...current, spec: spec(current) }, signal);
+      const metadata = this.opts.annotations ? { ...current.metadata, annotations: { ...current.metadata.annotations, ...this.opts.annotations } } : current.metadata;
+      const updated = await store.update({ ...current, metadata, spec: spec(current) }, signal);
       this.renewed(updated);
       return true;
     } catch (err) {

@@ -1,5 +1,5 @@
 // A de-duplicating work queue keyed by object: one pending entry per key, one reconcile per key at a time, delayed
-// re-adds and per-key exponential backoff (client-go workqueue / controller-runtime semantics).
+// re-adds (slept on the injected clock) and per-key exponential backoff (client-go workqueue / controller-runtime semantics).
 import type { Clock } from '@vigil/kube';
 
 export interface BackoffOptions {
@@ -13,7 +13,7 @@ export class WorkQueue {
   private readonly active = new Set<string>();
   /** Keys added again while a reconcile of theirs was running: queued when it finishes. */
   private readonly dirty = new Set<string>();
-  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly timers = new Map<string, { at: number; cancel: AbortController }>();
   private readonly failures = new Map<string, number>();
   private readonly waiters: Array<(key: string | undefined) => void> = [];
   private shuttingDown = false;
@@ -49,19 +49,25 @@ export class WorkQueue {
     const at = this.clock.now() + ms;
     const existing = this.timers.get(key);
     if (existing && existing.at <= at) return;
-    if (existing) clearTimeout(existing.timer);
-    const timer = setTimeout(() => {
+    existing?.cancel.abort();
+    const cancel = new AbortController();
+    this.timers.set(key, { at, cancel });
+    void this.clock.sleep(ms, cancel.signal).then(() => {
+      if (cancel.signal.aborted) return;
       this.timers.delete(key);
       this.add(key);
-    }, ms);
-    this.timers.set(key, { at, timer });
+    });
   }
 
-  /** Queues the key after its backoff (base × 2^failures, capped) and counts one more failure. */
-  addRateLimited(key: string): number {
+  /**
+   * Queues the key after its backoff (base × 2^failures, capped) and counts one more failure. With `jitter` (a draw
+   * in [0, 1)) the delay is spread over [half, all] of it, so that two writers that collided do not collide again.
+   */
+  addRateLimited(key: string, jitter?: () => number): number {
     const n = this.failures.get(key) ?? 0;
     this.failures.set(key, n + 1);
-    const delay = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** n);
+    const full = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** n);
+    const delay = jitter ? Math.round(full / 2 + (jitter() * full) / 2) : full;
     this.addAfter(key, delay);
     return delay;
   }
@@ -100,7 +106,7 @@ export class WorkQueue {
 
   shutDown(): void {
     this.shuttingDown = true;
-    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    for (const { cancel } of this.timers.values()) cancel.abort();
     this.timers.clear();
     this.pending.length = 0;
     this.queued.clear();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadSettings, parseSettings, SettingsError } from '../../src/config/settings.js';
 
-const minimal = { recorder: { image: 'vigil/recorder:1', configMap: 'vigil-recorder', secrets: { apiTokens: 'tokens', clusterToken: 'cluster' } } };
+const minimal = { recorder: { image: 'vigil/recorder:1', configMap: 'vigil-recorder', rbac: { clusterRole: 'vigil-vigil-recorder', role: 'vigil-recorder' }, secrets: { apiTokens: 'tokens', clusterToken: 'cluster' } } };
 
 test('a minimal settings file gets the defaults of the contract', () => {
   const s = parseSettings(minimal);
@@ -17,6 +17,7 @@ test('a minimal settings file gets the defaults of the contract', () => {
   assert.deepEqual(s.reservedSecrets, []);
   assert.equal(s.ownerClusterRole, undefined);
   assert.equal(s.recorder.imagePullPolicy, 'IfNotPresent');
+  assert.deepEqual(s.recorder.imagePullSecrets, []);
   assert.equal(s.ingress, undefined);
 });
 
@@ -25,7 +26,7 @@ test('errors name every key to fix', () => {
     () => parseSettings({ recorder: { image: '', configMap: 'Bad_Name', secrets: { apiTokens: 't' }, ports: { api: 70000 } }, ingress: { hostTemplate: 'vigil.example.com' } }),
     (err: unknown) => {
       assert.ok(err instanceof SettingsError);
-      for (const key of ['recorder.image', 'recorder.configMap', 'recorder.secrets.clusterToken', 'recorder.ports.api', 'ingress.hostTemplate']) assert.match(err.message, new RegExp(key.replace(/\./g, '\\.')));
+      for (const key of ['recorder.image', 'recorder.configMap', 'recorder.rbac', 'recorder.secrets.clusterToken', 'recorder.ports.api', 'ingress.hostTemplate']) assert.match(err.message, new RegExp(key.replace(/\./g, '\\.')));
       return true;
     },
   );
@@ -43,7 +44,7 @@ test('resource quantities follow the API server\'s grammar: 1Gb, 1 Gi or -1 are 
 test('loadSettings reads YAML and says which file is wrong', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-settings-'));
   const good = join(dir, 'good.yaml');
-  writeFileSync(good, 'recorder:\n  image: vigil/recorder:1\n  configMap: vigil-recorder\n  secrets: {apiTokens: t, clusterToken: c}\n');
+  writeFileSync(good, 'recorder:\n  image: vigil/recorder:1\n  configMap: vigil-recorder\n  rbac: {clusterRole: vigil-vigil-recorder, role: vigil-recorder}\n  secrets: {apiTokens: t, clusterToken: c}\n');
   assert.equal(loadSettings(good).recorder.image, 'vigil/recorder:1');
   const bad = join(dir, 'bad.yaml');
   writeFileSync(bad, 'recorder: [');

@@ -1,4 +1,5 @@
-// desiredCameraStatus and cameraPhase: the operator's fields, the recorder's kept, phases by the contract.
+// desiredCameraStatus and cameraPhase: the operator's fields only (the recorder's are read for the phase, never
+// written), phases by the contract.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toApiTime } from '@vigil/kube';
@@ -19,13 +20,13 @@ test('a new assignment: node, url, Assigned=True, phase Assigned, lastMoveTime, 
   assert.deepEqual([cond?.status, cond?.reason, cond?.observedGeneration], ['True', 'NodeAssigned', 3]);
 });
 
-test('the recorder\'s Recording condition and recordingNode are kept; Recording phase needs recordingNode == node', () => {
+test('the recorder\'s Recording condition and recordingNode are not the operator\'s to write; Recording phase needs recordingNode == node', () => {
   const rec = { type: 'Recording', status: 'True' as const, reason: 'SegmentWritten', lastTransitionTime: '2026-01-01T00:00:00Z' };
   const cam = camera('c1', { node: 'a', recordingNode: 'a', conditions: [rec] });
   const s = desiredCameraStatus(cam, { key: 'vigil/c1', node: 'a', move: 'none' }, nodes, now);
   assert.equal(s.phase, 'Recording');
-  assert.equal(s.recordingNode, 'a');
-  assert.deepEqual(s.conditions?.find((c) => c.type === 'Recording'), rec);
+  assert.equal((s as Record<string, unknown>).recordingNode, undefined);
+  assert.deepEqual(s.conditions?.map((c) => c.type), ['Assigned']);
   const moved = desiredCameraStatus(cam, { key: 'vigil/c1', node: 'b', move: 'failover', from: 'a' }, nodes, now);
   assert.equal(moved.phase, 'Assigned');
 });

@@ -8,7 +8,7 @@ import { desiredIngress, desiredService } from '../../src/desired/service.js';
 import { recorderNode } from '../support/objects.js';
 
 const settings = parseSettings({
-  recorder: { image: 'vigil/recorder:1.0', configMap: 'vigil-recorder', secrets: { apiTokens: 'vigil-api-tokens', clusterToken: 'vigil-cluster-token', license: 'vigil-license', database: 'vigil-db' } },
+  recorder: { image: 'vigil/recorder:1.0', configMap: 'vigil-recorder', rbac: { clusterRole: 'vigil-vigil-recorder', role: 'vigil-recorder' }, secrets: { apiTokens: 'vigil-api-tokens', clusterToken: 'vigil-cluster-token', license: 'vigil-license', database: 'vigil-db' } },
   ingress: { hostTemplate: '{node}.vigil.example.com', className: 'nginx', tlsSecretName: 'vigil-tls' },
 });
 const owner = { apiVersion: 'v1', kind: 'ConfigMap', name: 'vigil-recorder', uid: 'uid-cm', controller: true };

@@ -6,11 +6,14 @@ import { lease, recorderNode } from '../support/objects.js';
 
 const now = Date.parse('2026-01-01T00:10:00Z');
 
-test('online within 15 s of the last renew, offline after; the recorder\'s fields are kept', () => {
+test('online within 15 s of the last renew, offline after; without a report the last URL and version stay, cameras 0', () => {
   const rn = { ...recorderNode('a'), status: { url: 'http://a', version: '1.0', cameras: 3 } };
   const on = desiredRecorderNodeStatus({ rn, lease: lease('vigil-node-a', now - 15_000), pod: undefined, desiredHash: 'h', now, silenceMs: 15_000 });
   assert.equal(on.online, true);
-  assert.deepEqual([on.url, on.version, on.cameras], ['http://a', '1.0', 3]);
+  assert.deepEqual([on.url, on.version, on.cameras], ['http://a', '1.0', 0]);
+  const reported = { ...lease('vigil-node-a', now), metadata: { name: 'vigil-node-a', annotations: { 'vigil.io/url': 'http://a2', 'vigil.io/cameras': '4' } } };
+  const r = desiredRecorderNodeStatus({ rn, lease: reported, pod: undefined, desiredHash: 'h', now, silenceMs: 15_000 });
+  assert.deepEqual([r.url, r.version, r.cameras, r.publicUrl], ['http://a2', undefined, 4, undefined], 'a report is taken whole');
   const off = desiredRecorderNodeStatus({ rn, lease: lease('vigil-node-a', now - 15_001), pod: undefined, desiredHash: 'h', now, silenceMs: 15_000 });
   assert.equal(off.online, false);
   assert.equal(off.conditions?.find((c) => c.type === 'Online')?.reason, 'HeartbeatSilent');

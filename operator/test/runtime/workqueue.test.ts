@@ -49,6 +49,12 @@ test('backoff doubles per failure up to the cap and starts over after forget()',
   q.shutDown();
 });
 
+test('a jittered backoff (after a conflict) is spread over half to all of the plain one', () => {
+  const q = new WorkQueue(systemClock, { baseMs: 100, maxMs: 1000 });
+  assert.deepEqual([q.addRateLimited('k', () => 0), q.addRateLimited('k', () => 0.5), q.addRateLimited('k', () => 0.999)], [50, 150, 400]);
+  q.shutDown();
+});
+
 test('addAfter: the key arrives after the delay; the earlier of two delays wins', async () => {
   const q = new WorkQueue(systemClock);
   const t0 = Date.now();

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
 import { FakeRecorder } from '../support/fake-recorders.js';
 import { startTestCluster } from '@vigil/testing/kube/test-cluster';
+import { repeatedTopLevelKeys } from '@vigil/testing/json-keys';
 import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
 import { applyCameras, assertNoForbidden, assertRecordersAllowed, waitForCameras } from '../support/scenario.js';
 
@@ -15,10 +16,9 @@ async function waitForLeader(proc: OperatorProcess, timeoutMs: number): Promise<
 
 test('only the leader acts; kill -9 → the standby leads within a few seconds; SIGTERM → at once; cut off → exit', async (t) => {
   const cluster = await startTestCluster(t);
-  const recorders = ['node-a', 'node-b', 'node-c'].map((n) => new FakeRecorder(n, cluster.namespace, cluster.recorderApis.coordination, cluster.recorderApis.custom));
+  const recorders = ['node-a', 'node-b', 'node-c'].map((n) => new FakeRecorder(n, cluster));
   t.after(() => recorders.forEach((r) => r.stop()));
   for (const r of recorders) await cluster.addNode(r.node);
-  await Promise.all(recorders.map((r) => r.start()));
   const kubeconfigs = new Map<string, { path: string; token: string }>();
   const start = async (id: string) => {
     const kc = await cluster.kubeconfigFor('vigil-operator', id);
@@ -33,6 +33,8 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   };
   const op1 = await start('op-1');
   await waitForLeader(op1, 15_000);
+  // The leader made each node's ServiceAccount and heartbeat Lease: the recorders start on them.
+  await Promise.all(recorders.map((r) => r.start()));
   const op2 = await start('op-2');
   await waitUntil(async () => (await fetch(`http://127.0.0.1:${op2.port}/readyz`)).status === 200, 30_000, 'op-2 caches synced');
   await applyCameras(cluster, ['cam-1', 'cam-2', 'cam-3']);
@@ -42,7 +44,19 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   const m2 = await op2.metrics();
   assert.equal(m2.value('vigil_operator_leader'), 0);
   assert.equal(m2.samples.filter((s) => s.name === 'vigil_operator_reconciles_total').reduce((a, s) => a + s.value, 0), 0);
-  assert.ok((await op1.metrics()).samples.some((s) => s.name === 'vigil_operator_reconciles_total' && s.value > 0));
+  const m1 = await op1.metrics();
+  assert.ok(m1.samples.some((s) => s.name === 'vigil_operator_reconciles_total' && s.value > 0));
+  // The cluster's state comes from the leader alone: an alert on quorum must not fire for the standby.
+  assert.equal(m1.value('vigil_operator_quorum'), 1);
+  assert.equal(m1.value('vigil_operator_members', { state: 'online' }), 3);
+  for (const name of ['vigil_operator_quorum', 'vigil_operator_members', 'vigil_operator_cameras', 'vigil_operator_camera_moves_total']) {
+    assert.deepEqual(m2.samples.filter((s) => s.name === name), [], `the standby exports ${name}`);
+  }
+  // Informer lists are counted on both replicas, as a counter.
+  for (const m of [m1, m2]) {
+    assert.equal(m.types.get('vigil_operator_informer_lists_total'), 'counter');
+    assert.ok((m.value('vigil_operator_informer_lists_total', { informer: 'cameras' }) ?? 0) >= 1);
+  }
   const lease = await cluster.coordination.readNamespacedLease({ name: 'vigil-operator', namespace: cluster.namespace });
   assert.equal(lease.spec?.holderIdentity, 'op-1');
   assert.equal(lease.spec?.leaseDurationSeconds, 6);
@@ -83,7 +97,13 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   assert.ok(exitAfter <= 6, `the cut-off leader exited after ${exitAfter.toFixed(2)} s`);
   assert.match(op3.logText(), /leadership lost/);
   await waitForLeader(op4, 15_000);
-  for (const op of [op1, op2, op3, op4]) assertNoForbidden(op);
+  for (const op of [op1, op2, op3, op4]) {
+    assertNoForbidden(op);
+    // Every log line names each key once (no child binding repeating the base's component or identity).
+    const repeats = op.rawLines.map((line) => [line, repeatedTopLevelKeys(line)] as const).filter(([, keys]) => keys.length > 0);
+    assert.deepEqual(repeats, [], `${op.identity} wrote log lines with repeated keys`);
+    assert.ok(op.rawLines.length > 0);
+  }
   assertRecordersAllowed(recorders);
   await op4.stop();
 });

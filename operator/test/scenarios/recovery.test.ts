@@ -13,7 +13,7 @@ test('dropped watches, 410 Gone and 500s: recovered without a restart and withou
   const pid = operator.pid;
   await applyCameras(cluster, ['cam-1', 'cam-2', 'cam-3', 'cam-4', 'cam-5', 'cam-6']);
   let cams = await waitForCameras(cluster, (cs) => cs.length === 6 && cs.every((c) => c.status?.phase === 'Recording'), 30_000, 'cameras Recording');
-  const listsBefore = (await operator.metrics()).samples.filter((s) => s.name === 'vigil_operator_informer_lists').reduce((a, s) => a + s.value, 0);
+  const listsBefore = (await operator.metrics()).samples.filter((s) => s.name === 'vigil_operator_informer_lists_total').reduce((a, s) => a + s.value, 0);
 
   // Watches dropped: re-watched from the last version; a new camera is still seen.
   cluster.emulator.faults.dropWatches();
@@ -25,7 +25,7 @@ test('dropped watches, 410 Gone and 500s: recovered without a restart and withou
   cluster.emulator.faults.dropWatches();
   await applyCameras(cluster, ['cam-8']);
   await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-8')?.status?.phase === 'Recording', 30_000, 'cam-8 after 410 Gone');
-  await waitUntil(async () => (await operator.metrics()).samples.filter((s) => s.name === 'vigil_operator_informer_lists').reduce((a, s) => a + s.value, 0) > listsBefore, 5000, 're-lists counted');
+  await waitUntil(async () => (await operator.metrics()).samples.filter((s) => s.name === 'vigil_operator_informer_lists_total').reduce((a, s) => a + s.value, 0) > listsBefore, 5000, 're-lists counted');
 
   // node-a goes silent, and the API answers 500 for 6 s around the moment its cameras must move.
   cams = await cluster.cameras();

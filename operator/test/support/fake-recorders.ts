@@ -1,7 +1,10 @@
-// The recorders' side of the contract, played by the tests through client-node: heartbeat Leases renewed every 2 s,
-// and Recording=True + recordingNode written on the Cameras a node is assigned (kubernetes.md §1–2).
-import type { CoordinationV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import type { Camera } from '@vigil/crds';
+// The recorders' side of the contract, played by the tests as each node's own ServiceAccount (the one the operator
+// makes): the heartbeat Lease renewed every 2 s, and Recording=True + recordingNode applied (server-side apply, as
+// `vigil-recorder-<node>`) on the Cameras a node is assigned (kubernetes.md §1–2).
+import { API_VERSION, CAMERA_KIND, nodeLeaseName, recorderFieldManager, type Camera } from '@vigil/crds';
+import { KubeClient, loadKubeConfig, Resources, toApiTime, toMicroTime, type KubeObject, type Lease } from '@vigil/kube';
+import type { TestCluster } from '@vigil/testing/kube/test-cluster';
+import { waitUntil } from '@vigil/testing/processes';
 
 export interface FakeRecorderOptions {
   /** Report Recording for the cameras assigned to this node (default true). */
@@ -11,40 +14,45 @@ export interface FakeRecorderOptions {
 export class FakeRecorder {
   private heartbeat: NodeJS.Timeout | undefined;
   private reporter: NodeJS.Timeout | undefined;
+  private client: KubeClient | undefined;
+  /** The bearer token of its ServiceAccount (to cut it off the API). */
+  token = '';
   /** ms of the last successful renewal. */
   lastRenew = 0;
   reportRecording: boolean;
-  /** Failures other than a 409 (a 403 would mean the chart's recorder rules are short of something). */
+  /** Failures other than a 409 (a 403 would mean the recorder rules are short of something). */
   readonly errors: string[] = [];
   private busy = false;
 
   constructor(
     readonly node: string,
-    private readonly namespace: string,
-    private readonly coordination: CoordinationV1Api,
-    private readonly custom: CustomObjectsApi,
+    private readonly cluster: TestCluster,
     opts: FakeRecorderOptions = {},
   ) {
     this.reportRecording = opts.reportRecording ?? true;
   }
 
   get leaseName(): string {
-    return `vigil-node-${this.node}`;
+    return nodeLeaseName(this.node);
+  }
+
+  /** Its ServiceAccount's client, once the operator has made the node's identity and heartbeat Lease. */
+  async connect(timeoutMs = 30_000): Promise<KubeClient> {
+    if (this.client) return this.client;
+    const { path, token } = await this.cluster.nodeKubeconfig(this.node, { timeoutMs });
+    this.token = token;
+    const client = new KubeClient(loadKubeConfig({ KUBECONFIG: path }), { userAgent: `fake-recorder/${this.node}` });
+    await waitUntil(async () => (await client.get<Lease>(Resources.leases, this.cluster.namespace, this.leaseName)) !== undefined, timeoutMs, `the heartbeat Lease of ${this.node}`, 100);
+    this.client = client;
+    return client;
   }
 
   /** One renewal; `now` lets two nodes share the exact same renewTime (so they go silent at the same instant). */
   async renew(now = new Date()): Promise<void> {
-    try {
-      const lease = await this.coordination.readNamespacedLease({ name: this.leaseName, namespace: this.namespace });
-      lease.spec = { ...lease.spec, holderIdentity: this.node, leaseDurationSeconds: 15, renewTime: now };
-      await this.coordination.replaceNamespacedLease({ name: this.leaseName, namespace: this.namespace, body: lease });
-    } catch (err) {
-      if ((err as { code?: number }).code !== 404) throw err;
-      await this.coordination.createNamespacedLease({
-        namespace: this.namespace,
-        body: { metadata: { name: this.leaseName }, spec: { holderIdentity: this.node, leaseDurationSeconds: 15, acquireTime: now, renewTime: now } },
-      });
-    }
+    const client = await this.connect();
+    const lease = await client.get<Lease>(Resources.leases, this.cluster.namespace, this.leaseName);
+    if (!lease) throw new Error(`no Lease ${this.leaseName}`);
+    await client.replace<Lease>(Resources.leases, { ...lease, spec: { ...lease.spec, holderIdentity: this.node, leaseDurationSeconds: 15, renewTime: toMicroTime(now.getTime()) } });
     this.lastRenew = now.getTime();
   }
 
@@ -69,35 +77,28 @@ export class FakeRecorder {
     this.stopHeartbeat();
     clearInterval(this.reporter);
     this.reporter = undefined;
+    this.client?.close();
   }
 
   private noteError(err: unknown): void {
-    const code = (err as { code?: number }).code;
-    if (code === 409) return;
-    this.errors.push(`${code ?? ''} ${(err as Error).message}`.slice(0, 300));
+    const status = (err as { status?: number }).status;
+    if (status === 409) return;
+    this.errors.push(`${status ?? ''} ${(err as Error).message}`.slice(0, 300));
   }
 
-  /** Writes Recording=True and recordingNode on every Camera assigned to this node that does not say so yet. */
+  /** Applies Recording=True and recordingNode on every Camera assigned to this node that does not say so yet. */
   private async report(): Promise<void> {
-    if (!this.reportRecording || !this.heartbeat || this.busy) return;
+    if (!this.reportRecording || !this.heartbeat || this.busy || !this.client) return;
     this.busy = true;
     try {
-      const list = (await this.custom.listNamespacedCustomObject({ group: 'vigil.io', version: 'v1alpha1', namespace: this.namespace, plural: 'cameras' })) as { items: Camera[] };
+      const list = await this.client.list<Camera & KubeObject>(Resources.cameras, { namespace: this.cluster.namespace });
       for (const cam of list.items) {
         if (cam.status?.node !== this.node) continue;
         const rec = cam.status.conditions?.find((c) => c.type === 'Recording');
         if (rec?.status === 'True' && cam.status.recordingNode === this.node) continue;
-        const conditions = (cam.status.conditions ?? []).filter((c) => c.type !== 'Recording');
-        conditions.push({ type: 'Recording', status: 'True', reason: 'SegmentWritten', message: `recorded by ${this.node}`, lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
-        try {
-          await this.custom.replaceNamespacedCustomObjectStatus({
-            group: 'vigil.io', version: 'v1alpha1', namespace: this.namespace, plural: 'cameras', name: cam.metadata.name ?? '',
-            body: { ...cam, status: { ...cam.status, conditions, recordingNode: this.node } },
-          });
-        } catch (err) {
-          // 409: the operator wrote first; the next round reads again
-          if ((err as { code?: number }).code !== 409) this.noteError(err);
-        }
+        const status = { conditions: [{ type: 'Recording', status: 'True', reason: 'SegmentWritten', message: `recorded by ${this.node}`, lastTransitionTime: toApiTime(Date.now()) }], recordingNode: this.node };
+        const body = { apiVersion: API_VERSION, kind: CAMERA_KIND, metadata: { name: cam.metadata.name, namespace: this.cluster.namespace }, status };
+        await this.client.apply(Resources.cameras, body as unknown as KubeObject, { fieldManager: recorderFieldManager(this.node), force: true, subresource: 'status' });
       }
     } finally {
       this.busy = false;

@@ -20,14 +20,14 @@ export async function startScenario(t: TestContext, nodes: Array<{ name: string;
   const recorders = new Map<string, FakeRecorder>();
   for (const n of nodes) {
     await cluster.addNode(n.name, n.labels);
-    const r = new FakeRecorder(n.name, cluster.namespace, cluster.recorderApis.coordination, cluster.recorderApis.custom);
-    recorders.set(n.name, r);
+    recorders.set(n.name, new FakeRecorder(n.name, cluster));
   }
   t.after(() => {
     for (const r of recorders.values()) r.stop();
   });
-  await Promise.all([...recorders.values()].map((r) => r.start()));
+  // The operator makes each node's ServiceAccount and heartbeat Lease; the recorders start on them.
   const operator = await startOperator(t, cluster, 'op-1', opts.operatorArgs ?? []);
+  await Promise.all([...recorders.values()].map((r) => r.start()));
   // The cluster is up when every node has its RecorderNode and shows online (cameras come after).
   await waitUntil(async () => {
     const rns = await cluster.recorderNodes();
@@ -36,7 +36,7 @@ export async function startScenario(t: TestContext, nodes: Array<{ name: string;
   return { cluster, recorders, operator };
 }
 
-/** The fake recorders (as the recorder ServiceAccount) were never refused anything. */
+/** The fake recorders (each as its node's ServiceAccount) were never refused anything. */
 export function assertRecordersAllowed(recorders: Iterable<FakeRecorder>): void {
   for (const r of recorders) assert.deepEqual(r.errors.filter((e) => /^403 /.test(e)), [], `the recorder rules refused ${r.node} something`);
 }

@@ -57,8 +57,3 @@ export function cameraFromResource(resource: CameraResource, credentialsOf: (cam
     },
   };
 }
-
-/** Whether `node` records the camera: it is assigned to it, or it is the old side of a planned move. */
-export function recordsHere(resource: CameraResource, node: string): boolean {
-  return resource.status?.node === node || (resource.status?.handoverFrom ?? undefined) === node;
-}

@@ -5,7 +5,7 @@ import type { CameraRegistry } from '../cameras/registry.js';
 import type { VigilConfig } from '../config/schema.js';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { AssignmentCache } from './assignment-cache.js';
-import { cameraFromResource, recordsHere } from './camera-from-resource.js';
+import { cameraFromResource } from './camera-from-resource.js';
 import type { ClusterView } from './cluster-view.js';
 
 export const CLUSTER_SOURCE = 'cluster';
@@ -76,8 +76,7 @@ export class ClusterCameraSource {
     const { view, nodeName, config } = this.#opts;
     if (!view.synced || this.#recordNothing) return;
     const cameras: Camera[] = [];
-    for (const resource of view.cameras.list()) {
-      if (!recordsHere(resource, nodeName)) continue;
+    for (const resource of view.assignedTo(nodeName)) {
       const result = cameraFromResource(resource, (camera) => view.cameraCredentials(camera), config);
       const id = resource.metadata.name ?? '';
       if (result.ok) {

@@ -7,9 +7,9 @@ export function clusterLocator(view: ClusterView, registry: { get(id: string): C
   const ownerOf = (id: string): Omit<RemoteCamera, 'id' | 'recording' | 'ptz'> | undefined => {
     const owner = view.camera(id)?.status?.node;
     if (owner === undefined || owner === '' || owner === nodeName) return undefined;
-    const rn = view.recorderNode(owner);
-    const url = rn?.status?.url ?? view.camera(id)?.status?.url;
-    return url === undefined || url === '' ? undefined : { node: owner, url, publicUrl: rn?.status?.publicUrl || undefined };
+    const urls = view.urlsOf(owner);
+    const url = urls.url ?? view.camera(id)?.status?.url;
+    return url === undefined || url === '' ? undefined : { node: owner, url, publicUrl: urls.publicUrl };
   };
   return {
     nodeName,

@@ -1,13 +1,14 @@
-// The spec's membership endpoints on Kubernetes: leave, remove-node, add-learner, change-membership (the API server decides; the operator acts).
+// The spec's membership endpoints on Kubernetes: leave, remove-node, add-learner, change-membership. The recorder
+// checks what it can against its view and asks the operator (membership-request-channel.ts), which alone may change
+// membership; leave then hands this node's cameras over and stops it.
 import type { Logger } from 'pino';
-import { LEFT_ANNOTATION, RECORDER_NODE_KIND, API_VERSION, type RecorderNode } from '@vigil/crds';
-import { ApiError, Resources, toApiTime, type KubeClient, type KubeObject } from '@vigil/kube';
 import type { Clock } from '../util/clock.js';
 import type { AssignmentCache } from './assignment-cache.js';
 import type { ClusterCameraSource } from './cluster-camera-source.js';
 import { ClusterRequestError } from './cluster-errors.js';
 import type { ClusterView } from './cluster-view.js';
 import type { Heartbeat } from './heartbeat.js';
+import type { MembershipRequestChannel } from './membership-request-channel.js';
 
 export interface LeaveResult {
   node_name: string;
@@ -18,10 +19,10 @@ export interface LeaveResult {
 }
 
 export interface ClusterMembershipOptions {
-  client: KubeClient;
   view: ClusterView;
   nodeName: string;
   heartbeat: Heartbeat;
+  requests: MembershipRequestChannel;
   source: ClusterCameraSource;
   cache: AssignmentCache;
   clock: Clock;
@@ -30,36 +31,31 @@ export interface ClusterMembershipOptions {
   handoverTimeoutMs?: number;
 }
 
-type RecorderNodeObject = RecorderNode & KubeObject;
-
-function unreachable(err: unknown): ClusterRequestError {
-  return new ClusterRequestError('cluster_unreachable', `the Kubernetes API cannot be reached: ${(err as Error).message}`);
-}
-
 export class ClusterMembership {
   readonly #opts: ClusterMembershipOptions;
-  /** A forced leave the API did not hear of: member false and `vigil.io/left` are written once it answers again. */
+  /** A forced leave the operator did not carry out: asked again once the API and the operator answer. */
   #unfinishedLeave = false;
+  #finishing = false;
 
   constructor(opts: ClusterMembershipOptions) {
     this.#opts = opts;
   }
 
   /**
-   * This node leaves: member false and `vigil.io/left`, so the operator moves its cameras make-before-break;
+   * This node leaves: the operator sets member false and `vigil.io/left` and moves its cameras make-before-break;
    * once they record elsewhere (or after the timeout) it stops recording, deletes its heartbeat Lease and erases
-   * cluster.dataDir/node_<name>. With `force` the local part happens even when the API cannot be reached.
+   * cluster.dataDir/node_<name>. With `force` the local part happens even when the API or the operator cannot act.
    */
   async leave(force: boolean): Promise<LeaveResult> {
-    const { nodeName, heartbeat, source, cache, log } = this.#opts;
+    const { nodeName, heartbeat, source, cache, log, requests } = this.#opts;
     let apiReached = true;
     try {
-      await this.#patch(nodeName, { metadata: { annotations: { [LEFT_ANNOTATION]: toApiTime(this.#opts.clock.now()) } }, spec: { member: false } });
+      await requests.ask('leave');
     } catch (err) {
       if (!force || (err instanceof ClusterRequestError && err.kind === 'node_not_found')) throw err;
       apiReached = false;
       this.#unfinishedLeave = true;
-      log.warn({ err: (err as Error).message }, 'leave with force: the Kubernetes API cannot be reached; stopping this node\'s cameras anyway');
+      log.warn({ err: (err as Error).message }, 'leave with force: the leave could not be recorded; stopping this node\'s cameras anyway');
     }
     // Counted from the assignment, not from what is published: a camera whose move just finished may still be
     // stopping here, and it was handed over, not left behind.
@@ -77,84 +73,56 @@ export class ClusterMembership {
     return this.#unfinishedLeave;
   }
 
-  /** Writes what a forced leave could not (member false, `vigil.io/left`), so the node stays out once the API answers. */
+  /** Asks again for what a forced leave could not record, so the node stays out once the API answers. */
   async finishLeave(): Promise<void> {
-    if (!this.#unfinishedLeave) return;
-    const { nodeName, clock, log } = this.#opts;
+    if (!this.#unfinishedLeave || this.#finishing) return;
+    this.#finishing = true;
+    const { log, heartbeat } = this.#opts;
     try {
-      await this.#patch(nodeName, { metadata: { annotations: { [LEFT_ANNOTATION]: toApiTime(clock.now()) } }, spec: { member: false } });
+      await this.#opts.requests.ask('leave');
       this.#unfinishedLeave = false;
+      await heartbeat.deleteLease().catch(() => undefined);
       log.info('the Kubernetes API answers again: this node\'s forced leave is now recorded on its RecorderNode');
     } catch (err) {
       if (err instanceof ClusterRequestError && err.kind === 'node_not_found') this.#unfinishedLeave = false;
+    } finally {
+      this.#finishing = false;
     }
   }
 
   /** The node leaves membership (its vote stops counting); the operator moves its cameras (at once when it is silent). */
   async removeNode(name: string): Promise<void> {
-    await this.#patch(name, { spec: { member: false } });
+    this.#known([name]);
+    await this.#opts.requests.ask('remove-node', { nodes: [name] });
     this.#opts.log.info({ node: name }, 'node removed from membership');
   }
 
   /** A RecorderNode that watches and reports but takes no cameras and does not vote; created when absent. */
   async addLearner(name: string, url: string | undefined): Promise<void> {
-    const { client, view, log } = this.#opts;
-    let rn = view.recorderNode(name) ?? (await this.#get(name));
-    try {
-      if (rn === undefined) {
-        rn = await client.create<RecorderNodeObject>(Resources.recorderNodes, { apiVersion: API_VERSION, kind: RECORDER_NODE_KIND, metadata: { name }, spec: { nodeName: name, member: false } });
-      } else {
-        rn = await this.#patch(name, { metadata: { annotations: { [LEFT_ANNOTATION]: null } }, spec: { member: false } });
-      }
-      if (url !== undefined && !rn.status?.url) await client.replaceStatus(Resources.recorderNodes, { ...rn, status: { ...rn.status, url } });
-    } catch (err) {
-      if (err instanceof ClusterRequestError) throw err;
-      throw unreachable(err);
-    }
-    log.info({ node: name }, 'node added as a learner');
+    await this.#opts.requests.ask('add-learner', { nodes: [name], ...(url !== undefined ? { url } : {}) });
+    this.#opts.log.info({ node: name }, 'node added as a learner');
   }
 
   /** `members` vote and take cameras; every other RecorderNode becomes a learner. Unknown names change nothing. */
   async changeMembership(members: readonly string[]): Promise<void> {
-    const { view, log } = this.#opts;
     if (members.length === 0) throw new ClusterRequestError('invalid_membership', 'members must name at least one node');
-    const nodes = view.recorderNodes.list();
-    const unknown = members.filter((m) => !nodes.some((rn) => rn.metadata.name === m));
+    this.#known(members);
+    await this.#opts.requests.ask('change-membership', { nodes: [...members] });
+    this.#opts.log.info({ members }, 'membership changed');
+  }
+
+  /** Names this node knows no RecorderNode of are refused at once (the operator checks again). */
+  #known(names: readonly string[]): void {
+    const { view } = this.#opts;
+    if (!view.synced) return;
+    const unknown = names.filter((n) => view.recorderNode(n) === undefined);
     if (unknown.length > 0) throw new ClusterRequestError('node_not_found', `no RecorderNode ${unknown.map((u) => JSON.stringify(u)).join(', ')}`);
-    for (const rn of nodes) {
-      const name = rn.metadata.name ?? '';
-      const member = members.includes(name);
-      const left = rn.metadata.annotations?.[LEFT_ANNOTATION] !== undefined;
-      if ((rn.spec.member !== false) === member && !(member && left)) continue;
-      await this.#patch(name, { ...(member ? { metadata: { annotations: { [LEFT_ANNOTATION]: null } } } : {}), spec: { member } });
-    }
-    log.info({ members }, 'membership changed');
   }
 
-  async #get(name: string): Promise<RecorderNodeObject | undefined> {
-    try {
-      return await this.#opts.client.get<RecorderNodeObject>(Resources.recorderNodes, undefined, name, { timeoutMs: 5000 });
-    } catch (err) {
-      throw unreachable(err);
-    }
-  }
-
-  async #patch(name: string, patch: unknown): Promise<RecorderNodeObject> {
-    try {
-      const written = await this.#opts.client.mergePatch<RecorderNodeObject>(Resources.recorderNodes, undefined, name, patch, { timeoutMs: 5000 });
-      this.#opts.view.recorderNodes.upsert(written);
-      return written;
-    } catch (err) {
-      if (err instanceof ApiError && err.status === 404) throw new ClusterRequestError('node_not_found', `no RecorderNode "${name}"`);
-      throw unreachable(err);
-    }
-  }
-
-  /** Until no Camera is assigned to this node or handed over from it (the operator moved them all), or the timeout. */
   /** Cameras the assignment gives this node, or moves away from it make-before-break. */
   #assignedHere(): number {
     const { view, nodeName } = this.#opts;
-    return view.cameras.list().filter((c) => c.status?.node === nodeName || c.status?.handoverFrom === nodeName).length;
+    return view.assignedTo(nodeName).length;
   }
 
   /** Waits until no camera is assigned here or handed over from here (or the timeout); answers how many still are. */

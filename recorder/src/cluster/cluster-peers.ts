@@ -15,7 +15,7 @@ export function hostPortOf(url: string): string | undefined {
 export function clusterPeerDirectory(view: ClusterView, staticPeers: PeerDirectory): PeerDirectory {
   const urlOf = (addr: string): string | undefined => {
     for (const rn of view.recorderNodes.list()) {
-      const url = rn.status?.url;
+      const { url } = view.urlsOf(rn.metadata.name ?? '');
       if (url !== undefined && hostPortOf(url) === addr) return url.replace(/\/+$/, '');
     }
     return staticPeers.urlOf(addr);

@@ -1,8 +1,11 @@
 // What this node sees of the cluster: Cameras, RecorderNodes, Leases and the camera credentials the operator copied for
-// the recorders (the one Secret they may read), through list+watch caches that survive API outages.
+// the recorders (the one Secret they may read), through list+watch caches that survive API outages; and the questions
+// every part asks of them (which cameras a node records, where a node is, the silence rule the operator judges nodes by).
 import type { Logger } from 'pino';
-import { CAMERA_CREDENTIALS_SECRET, type Camera as CameraResource, type RecorderNode } from '@vigil/crds';
-import { Informer, Resources, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease, type Secret } from '@vigil/kube';
+import {
+  CAMERA_CREDENTIALS_SECRET, DEFAULT_NODE_SILENCE_SECONDS, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME, nodeLeaseName, recordsCamera, type Camera as CameraResource, type RecorderNode,
+} from '@vigil/crds';
+import { Informer, reportOf, Resources, silenceMsOf, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease, type Secret } from '@vigil/kube';
 import type { CameraCredentials } from './camera-from-resource.js';
 
 export class ClusterView {
@@ -54,6 +57,25 @@ export class ClusterView {
 
   lease(name: string): Lease | undefined {
     return this.leases.get(`${this.namespace}/${name}`);
+  }
+
+  /** The Camera resources `node` records: assigned to it, or the old side of a planned move. */
+  assignedTo(node: string): Array<CameraResource & KubeObject> {
+    return this.cameras.list().filter((c) => recordsCamera(c, node));
+  }
+
+  /** Where a node is: what its heartbeat Lease reports, else its RecorderNode status (the operator's copy). */
+  urlsOf(node: string): { url?: string; publicUrl?: string } {
+    const report = reportOf(this.lease(nodeLeaseName(node)));
+    const status = this.recorderNode(node)?.status;
+    const url = report.url || status?.url || undefined;
+    const publicUrl = report.url ? report.publicUrl : status?.publicUrl || undefined;
+    return { ...(url ? { url } : {}), ...(publicUrl ? { publicUrl } : {}) };
+  }
+
+  /** The silence rule the operator publishes on its Lease (--node-silence), else the default 15 s. */
+  nodeSilenceMs(): number {
+    return silenceMsOf(this.lease(OPERATOR_LEASE_NAME)?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
   }
 
   /** A camera's user name and password as the operator copied them, undefined when it has none (yet). */

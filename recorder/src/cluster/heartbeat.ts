@@ -1,8 +1,10 @@
-// The node's heartbeat: Lease vigil-node-<name> renewed every 2 s; its silence is how the operator learns the node is gone.
+// The node's heartbeat: its Lease vigil-node-<name> (made by the operator) renewed every 2 s, carrying what the node
+// reports about itself (url, public URL, version, cameras). Its silence is how the operator learns the node is gone.
 import type { Logger } from 'pino';
 import { NODE_LEASE_DURATION_SECONDS, NODE_LEASE_RENEW_SECONDS, nodeLeaseName } from '@vigil/crds';
-import { isConflict, Resources, toMicroTime, type KubeClient, type Lease } from '@vigil/kube';
+import { isConflict, isNotFound, reportAnnotations, Resources, retryOnConflict, toMicroTime, type KubeClient, type Lease, type NodeReport } from '@vigil/kube';
 import type { Clock, TimerHandle } from '../util/clock.js';
+import { kubeClock } from './kube-connection.js';
 
 export interface HeartbeatOptions {
   client: KubeClient;
@@ -10,7 +12,19 @@ export interface HeartbeatOptions {
   nodeName: string;
   clock: Clock;
   log: Logger;
+  /** What the node reports with each renewal. */
+  report(): NodeReport;
   renewMs?: number;
+}
+
+/** The Lease's annotations with the report merged in (a field without a value removed). */
+function withReport(annotations: Record<string, string> | undefined, report: NodeReport): Record<string, string> {
+  const next: Record<string, string> = { ...annotations };
+  for (const [key, value] of Object.entries(reportAnnotations(report))) {
+    if (value === null) delete next[key];
+    else next[key] = value;
+  }
+  return next;
 }
 
 export class Heartbeat {
@@ -20,12 +34,17 @@ export class Heartbeat {
   #inFlight: Promise<void> | undefined;
   #paused = false;
   #failing = false;
+  #missing = false;
   /** When the Lease was last renewed (clock ms); undefined before the first success. */
   lastRenewedAt: number | undefined;
 
   constructor(opts: HeartbeatOptions) {
     this.#opts = opts;
     this.#name = nodeLeaseName(opts.nodeName);
+  }
+
+  get leaseName(): string {
+    return this.#name;
   }
 
   start(): void {
@@ -54,11 +73,16 @@ export class Heartbeat {
     void this.renew();
   }
 
-  /** One renewal (creating the Lease when absent); a renewal still running is joined, never stacked behind a hung API. */
+  /** One renewal; a renewal still running is joined, never stacked behind a hung API. */
   renew(): Promise<void> {
     if (this.#paused) return Promise.resolve();
     this.#inFlight ??= this.#renewOnce().finally(() => (this.#inFlight = undefined));
     return this.#inFlight;
+  }
+
+  /** Sets annotations on the Lease without renewing it (a membership request; also while paused). */
+  async annotate(annotations: Record<string, string | null>): Promise<void> {
+    await this.#opts.client.mergePatch<Lease>(Resources.leases, this.#opts.namespace, this.#name, { metadata: { annotations } }, { timeoutMs: 5000 });
   }
 
   async deleteLease(): Promise<void> {
@@ -69,27 +93,32 @@ export class Heartbeat {
     const { client, namespace, nodeName, clock, log } = this.#opts;
     const timeoutMs = 1500;
     try {
-      const now = toMicroTime(clock.now());
-      const current = await client.get<Lease>(Resources.leases, namespace, this.#name, { timeoutMs });
-      if (current === undefined) {
-        await client.create<Lease>(Resources.leases, {
-          apiVersion: 'coordination.k8s.io/v1',
-          kind: 'Lease',
-          metadata: { name: this.#name, namespace, labels: { 'app.kubernetes.io/name': 'vigil', 'vigil.io/node': nodeName } },
-          spec: { holderIdentity: nodeName, leaseDurationSeconds: NODE_LEASE_DURATION_SECONDS, acquireTime: now, renewTime: now },
-        }, { timeoutMs });
-      } else {
+      // A membership request patched onto the Lease in between makes the write a 409: read again, soon (jittered).
+      await retryOnConflict(async () => {
+        const current = await client.get<Lease>(Resources.leases, namespace, this.#name, { timeoutMs });
+        if (current === undefined) throw new NoLeaseYet();
+        const now = toMicroTime(clock.now());
         const spec = { ...current.spec, holderIdentity: nodeName, leaseDurationSeconds: NODE_LEASE_DURATION_SECONDS, renewTime: now };
-        if (current.spec?.holderIdentity !== nodeName) spec.acquireTime = now;
-        await client.replace<Lease>(Resources.leases, { ...current, spec }, { timeoutMs });
-      }
+        if (!current.spec?.acquireTime || current.spec.holderIdentity !== nodeName) spec.acquireTime = now;
+        const metadata = { ...current.metadata, annotations: withReport(current.metadata.annotations, this.#opts.report()) };
+        await client.replace<Lease>(Resources.leases, { ...current, metadata, spec }, { timeoutMs });
+      }, { clock: kubeClock(clock), attempts: 3, baseMs: 100, maxMs: 500 });
       this.lastRenewedAt = clock.now();
-      if (this.#failing) log.info({ lease: this.#name }, 'heartbeat renewed again');
+      if (this.#failing || this.#missing) log.info({ lease: this.#name }, 'heartbeat renewed');
       this.#failing = false;
+      this.#missing = false;
     } catch (err) {
-      if (isConflict(err)) return; // someone wrote it in between; the next tick renews from the fresh copy
+      if (err instanceof NoLeaseYet || isNotFound(err)) {
+        // The operator makes every node's Lease (a recorder may not create Leases): it appears once the node has a RecorderNode.
+        if (!this.#missing) log.warn({ lease: this.#name }, `no heartbeat Lease ${this.#name} yet; the operator makes it for a node with a RecorderNode`);
+        this.#missing = true;
+        return;
+      }
+      if (isConflict(err)) return; // still contended after the retries: the next tick renews from a fresh copy
       if (!this.#failing) log.warn({ lease: this.#name, err: (err as Error).message }, 'cannot renew the heartbeat Lease; recording goes on');
       this.#failing = true;
     }
   }
 }
+
+class NoLeaseYet extends Error {}

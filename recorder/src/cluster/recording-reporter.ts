@@ -1,7 +1,9 @@
-// Reports on each Camera this node records whether it records: condition Recording and status.recordingNode (the operator's make-before-break waits for them).
+// Reports on each Camera this node records whether it records: condition Recording and status.recordingNode (the
+// operator's make-before-break waits for them), applied server-side as `vigil-recorder-<node>`: the operator's fields
+// of the same status are never read back and written again here, so neither writer can drop the other's.
 import type { Logger } from 'pino';
-import { CameraCondition, CameraReason, ConditionStatus, type Camera as CameraResource, type Condition } from '@vigil/crds';
-import { isConflict, isNotFound, Resources, toApiTime, type KubeClient, type KubeObject } from '@vigil/kube';
+import { API_VERSION, CAMERA_KIND, CameraCondition, CameraReason, ConditionStatus, recorderFieldManager, type Camera as CameraResource, type Condition } from '@vigil/crds';
+import { isNotFound, Resources, toApiTime, type KubeClient, type KubeObject } from '@vigil/kube';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { ClusterView } from './cluster-view.js';
 
@@ -34,10 +36,9 @@ export function wantedRecording(camera: CameraObject, node: string, writing: boo
   return ConditionStatus.False;
 }
 
-export function withRecordingCondition(camera: CameraObject, node: string, status: Condition['status'], nowMs: number): CameraObject {
-  const conditions = [...(camera.status?.conditions ?? [])];
-  const at = conditions.findIndex((c) => c.type === CameraCondition.Recording);
-  const previous = at >= 0 ? conditions[at] : undefined;
+/** The status fields this node applies: the Recording condition (keeping its transition time) and recordingNode. */
+export function recordingReport(camera: CameraObject, node: string, status: Condition['status'], nowMs: number): { conditions: Condition[]; recordingNode: string } {
+  const previous = camera.status?.conditions?.find((c) => c.type === CameraCondition.Recording);
   const recording = status === ConditionStatus.True;
   const next: Condition = {
     type: CameraCondition.Recording,
@@ -47,9 +48,7 @@ export function withRecordingCondition(camera: CameraObject, node: string, statu
     lastTransitionTime: previous?.status === status && previous.lastTransitionTime !== undefined ? previous.lastTransitionTime : toApiTime(nowMs),
     ...(camera.metadata.generation === undefined ? {} : { observedGeneration: camera.metadata.generation }),
   };
-  if (at >= 0) conditions[at] = next;
-  else conditions.push(next);
-  return { ...camera, status: { ...camera.status, conditions, recordingNode: node } };
+  return { conditions: [next], recordingNode: node };
 }
 
 export class RecordingReporter {
@@ -90,19 +89,19 @@ export class RecordingReporter {
     for (const id of this.#silentSince.keys()) if (!assigned.has(id)) this.#silentSince.delete(id);
   }
 
-  /** Read-modify-write of the status with the fresh resourceVersion; a 409 is retried at the next tick. */
+  /** Server-side apply of this node's fields (no resourceVersion: nothing to conflict with); a failure is retried at the next tick. */
   async #write(id: string, status: Condition['status']): Promise<void> {
     const { client, view, nodeName, clock, log } = this.#opts;
+    const camera = view.camera(id);
+    if (camera === undefined) return;
     this.#writing.add(id);
     try {
-      const fresh = await client.get<CameraObject>(Resources.cameras, view.namespace, id, { timeoutMs: 5000 });
-      if (fresh === undefined || fresh.status?.node !== nodeName) return;
-      if (wantedRecording(fresh, nodeName, status === ConditionStatus.True, Infinity, 0) === undefined) return;
-      const written = await client.replaceStatus(Resources.cameras, withRecordingCondition(fresh, nodeName, status, clock.now()), { timeoutMs: 5000 });
+      const body = { apiVersion: API_VERSION, kind: CAMERA_KIND, metadata: { name: id, namespace: view.namespace }, status: recordingReport(camera, nodeName, status, clock.now()) };
+      const written = await client.apply<CameraObject>(Resources.cameras, body as CameraObject, { fieldManager: recorderFieldManager(nodeName), force: true, subresource: 'status', timeoutMs: 5000 });
       view.cameras.upsert(written);
       log.info({ camera: id, recording: status }, status === ConditionStatus.True ? 'reported the camera recording on this node' : 'reported the camera unavailable on this node');
     } catch (err) {
-      if (!isConflict(err) && !isNotFound(err)) log.warn({ camera: id, err: (err as Error).message }, 'cannot report the camera\'s Recording condition; retrying');
+      if (!isNotFound(err)) log.warn({ camera: id, err: (err as Error).message }, 'cannot report the camera\'s Recording condition; retrying');
     } finally {
       this.#writing.delete(id);
     }

@@ -3,13 +3,13 @@ import { AssignmentCache } from '../cluster/assignment-cache.js';
 import { ClusterCameraSource } from '../cluster/cluster-camera-source.js';
 import { clusterLocator } from '../cluster/cluster-locator.js';
 import { ClusterMembership } from '../cluster/cluster-membership.js';
-import { clusterMetrics, NODE_SILENCE_MS } from '../cluster/cluster-metrics.js';
+import { clusterMetrics } from '../cluster/cluster-metrics.js';
 import { clusterPeerDirectory } from '../cluster/cluster-peers.js';
 import { ClusterView } from '../cluster/cluster-view.js';
 import { Heartbeat } from '../cluster/heartbeat.js';
 import { connectToKubernetes, kubeClock } from '../cluster/kube-connection.js';
 import { LeftNodeWatch } from '../cluster/left-node-watch.js';
-import { NodeStatusReporter } from '../cluster/node-status-reporter.js';
+import { MembershipRequestChannel } from '../cluster/membership-request-channel.js';
 import { RecordingReporter } from '../cluster/recording-reporter.js';
 import { staticPeerDirectory } from '../peers/peer-directory.js';
 import { startDatabaseServices } from './database-mode.js';
@@ -24,8 +24,14 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
   const view = new ClusterView(client, namespace, log, kubeClock(clock));
   const cache = new AssignmentCache(config.cluster.dataDir, nodeName);
   const source = new ClusterCameraSource({ view, registry: ctx.registry, config, nodeName, cache, clock, log });
-  const heartbeat = new Heartbeat({ client, namespace, nodeName, clock, log });
-  const membership = new ClusterMembership({ client, view, nodeName, heartbeat, source, cache, clock, log });
+  /** Set once the fleet runs: what the node reports with each heartbeat. */
+  let camerasNow = (): number => 0;
+  const heartbeat = new Heartbeat({
+    client, namespace, nodeName, clock, log,
+    report: () => ({ url: advertised, publicUrl: config.cluster.public_url, version: ctx.version, cameras: camerasNow() }),
+  });
+  const requests = new MembershipRequestChannel({ view, nodeName, annotate: (a) => heartbeat.annotate(a), clock });
+  const membership = new ClusterMembership({ view, nodeName, heartbeat, requests, source, cache, clock, log });
   const db = config.database === undefined ? undefined : await startDatabaseServices(ctx, config.database);
   const reporters: Array<{ stop(): void }> = [];
   log.info({ namespace, node: nodeName, url: advertised, public_url: config.cluster.public_url }, 'cluster mode: cameras come from the Camera resources assigned to this node');
@@ -38,7 +44,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
     storagePing: db === undefined ? undefined : () => db.pool.query('SELECT 1'),
     clusterStore: {
       // The API answers: the caches have listed and the heartbeat was renewed within the silence limit.
-      reachable: async () => view.synced && (heartbeat.paused || (heartbeat.lastRenewedAt !== undefined && clock.now() - heartbeat.lastRenewedAt < NODE_SILENCE_MS)),
+      reachable: async () => view.synced && (heartbeat.paused || (heartbeat.lastRenewedAt !== undefined && clock.now() - heartbeat.lastRenewedAt < view.nodeSilenceMs())),
     },
     outboxDepth: db === undefined ? undefined : () => db.outbox.depth,
     cluster: {
@@ -51,22 +57,14 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
     segmentClosed: async (segment) => db?.segmentClosed(segment),
     segmentsRemoved: async (segments) => db?.segmentsRemoved(segments),
     startCameraSources: async (running) => {
+      camerasNow = () => running.count();
       await source.start();
       view.start();
       heartbeat.start();
       new LeftNodeWatch({ view, nodeName, heartbeat, source, membership, log }).start();
       const recording = new RecordingReporter({ client, view, nodeName, probe: { writing: (id) => running.writing(id) }, clock, log });
-      const status = new NodeStatusReporter({
-        client,
-        view,
-        nodeName,
-        clock,
-        log,
-        report: () => ({ url: advertised, publicUrl: config.cluster.public_url, version: ctx.version, cameras: running.count() }),
-      });
       recording.start();
-      status.start();
-      reporters.push(recording, status);
+      reporters.push(recording);
     },
     close: async () => {
       for (const r of reporters) r.stop();

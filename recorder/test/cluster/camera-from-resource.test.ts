@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera as CameraResource } from '@vigil/crds';
-import { cameraFromResource, recordsHere } from '../../src/cluster/camera-from-resource.js';
+import { cameraFromResource } from '../../src/cluster/camera-from-resource.js';
 import { configSchema } from '../../src/config/schema.js';
 
 const config = configSchema.parse({ record: { format: 'mp4', segment_seconds: 30, retention: { max_age_days: 7 } } });
@@ -35,11 +35,4 @@ test('credentials not (yet) given by the operator, or a name that is not a camer
   assert.match(missing.ok ? '' : missing.message, /Secret nope .*CredentialsReady condition/);
   const long = cameraFromResource(resource('x'.repeat(65), {}), () => undefined, config);
   assert.equal(long.ok ? '' : long.reason, 'InvalidName');
-});
-
-test('a node records the cameras assigned to it and, during a planned move, those handed over from it', () => {
-  assert.equal(recordsHere(resource('a', {}, { node: 'node-a' }), 'node-a'), true);
-  assert.equal(recordsHere(resource('a', {}, { node: 'node-b', handoverFrom: 'node-a' }), 'node-a'), true);
-  assert.equal(recordsHere(resource('a', {}, { node: 'node-b', handoverFrom: null }), 'node-a'), false);
-  assert.equal(recordsHere(resource('a', {}), 'node-a'), false);
 });

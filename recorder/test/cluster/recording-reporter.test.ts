@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera as CameraResource } from '@vigil/crds';
-import { wantedRecording, withRecordingCondition } from '../../src/cluster/recording-reporter.js';
+import { recordingReport, wantedRecording } from '../../src/cluster/recording-reporter.js';
 
 function camera(status: CameraResource['status']): CameraResource & { metadata: { name: string; generation: number } } {
   return { apiVersion: 'vigil.io/v1alpha1', kind: 'Camera', metadata: { name: 'door', generation: 3 }, spec: { source: 'rtsp://h/s', ptz: false, audio: 'auto' }, status };
@@ -25,16 +25,16 @@ test('Recording=False only after the camera has not been written for the whole g
   assert.equal(wantedRecording(already, 'node-a', false, 90_000, 30_000), undefined);
 });
 
-test('the written condition keeps the other conditions, moves lastTransitionTime only on a change, and names this node', () => {
+test('the applied fields are the Recording condition (its transition time kept unless it changes) and recordingNode, nothing of the operator\'s', () => {
   const assigned = { type: 'Assigned', status: 'True' as const, reason: 'NodeAssigned' };
-  const before = camera({ node: 'node-a', conditions: [assigned, { type: 'Recording', status: 'True', lastTransitionTime: '2026-11-23T10:00:00Z' }] });
-  const same = withRecordingCondition(before, 'node-a', 'True', Date.UTC(2026, 10, 23, 11));
-  assert.deepEqual(same.status?.conditions?.[0], assigned);
-  assert.equal(same.status?.conditions?.[1]?.lastTransitionTime, '2026-11-23T10:00:00Z');
-  assert.equal(same.status?.conditions?.[1]?.observedGeneration, 3);
-  assert.equal(same.status?.recordingNode, 'node-a');
-  const changed = withRecordingCondition(before, 'node-a', 'False', Date.UTC(2026, 10, 23, 11));
-  assert.equal(changed.status?.conditions?.[1]?.lastTransitionTime, '2026-11-23T11:00:00Z');
-  assert.equal(changed.status?.conditions?.[1]?.reason, 'StreamUnavailable');
-  assert.equal(changed.status?.node, 'node-a', 'the operator’s fields are kept');
+  const before = camera({ node: 'node-a', phase: 'Recording', conditions: [assigned, { type: 'Recording', status: 'True', lastTransitionTime: '2026-11-23T10:00:00Z' }] });
+  const same = recordingReport(before, 'node-a', 'True', Date.UTC(2026, 10, 23, 11));
+  assert.deepEqual(Object.keys(same).sort(), ['conditions', 'recordingNode']);
+  assert.deepEqual(same.conditions.map((c) => c.type), ['Recording']);
+  assert.equal(same.conditions[0]?.lastTransitionTime, '2026-11-23T10:00:00Z');
+  assert.equal(same.conditions[0]?.observedGeneration, 3);
+  assert.equal(same.recordingNode, 'node-a');
+  const changed = recordingReport(before, 'node-a', 'False', Date.UTC(2026, 10, 23, 11));
+  assert.equal(changed.conditions[0]?.lastTransitionTime, '2026-11-23T11:00:00Z');
+  assert.equal(changed.conditions[0]?.reason, 'StreamUnavailable');
 });

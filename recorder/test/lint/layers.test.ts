@@ -1,16 +1,6 @@
 // The layer rule bites: lower layers cannot import upper ones, only http/ touches fastify, workspaces keep apart.
-import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { ESLint } from 'eslint';
-
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-
-async function layerErrors(filePath: string, code: string): Promise<string[]> {
-  const eslint = new ESLint({ cwd: ROOT });
-  const [result] = await eslint.lintText(code, { filePath: `${ROOT}${filePath}` });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'vigil/layers').map((m) => m.message);
-}
+import { assertAllowed, assertRefused } from './lint-cases.js';
 
 test('imports that break the layering are errors, with a message that says what to do', async () => {
   const refused: Array<[string, string, RegExp]> = [
@@ -23,11 +13,7 @@ test('imports that break the layering are errors, with a message that says what 
     ['recorder/src/stream/x.ts', "import { a } from '../../../operator/src/x.js';\nexport const b = a;\n", /never imports operator\//],
     ['recorder/src/brand-new/x.ts', "import { a } from '../util/x.js';\nexport const b = a;\n", /not in the layer table/],
   ];
-  for (const [file, code, expected] of refused) {
-    const errors = await layerErrors(file, code);
-    assert.equal(errors.length, 1, `${file}: ${code.split('\n')[0]} → ${JSON.stringify(errors)}`);
-    assert.match(errors[0] as string, expected);
-  }
+  await assertRefused('vigil/layers', refused);
 });
 
 test('imports that follow the layering pass', async () => {
@@ -38,5 +24,5 @@ test('imports that follow the layering pass', async () => {
     ['recorder/src/main.ts', "import { buildApp } from './http/app.js';\nimport Fastify from 'fastify';\nexport const a = [buildApp, Fastify];\n"],
     ['recorder/test/http/x.test.ts', "import Fastify from 'fastify';\nimport { a } from '@vigil/testing/net';\nexport const b = [Fastify, a];\n"],
   ];
-  for (const [file, code] of allowed) assert.deepEqual(await layerErrors(file, code), [], file);
+  await assertAllowed('vigil/layers', allowed);
 });

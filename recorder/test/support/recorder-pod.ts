@@ -114,7 +114,10 @@ export async function startRecorderPod(cluster: TestCluster, node: string, opts:
     else if (e.valueFrom?.secretKeyRef !== undefined) env[e.name] = (await secretData(cluster, e.valueFrom.secretKeyRef.name ?? ''))[e.valueFrom.secretKeyRef.key] ?? '';
   }
   delete env['VIGIL_CLUSTER_PUBLIC_URL'];
-  const { path: kubeconfig, token } = await cluster.kubeconfigFor('vigil-recorder', `recorder-${node}`);
+  // The Pod's own ServiceAccount (the operator makes one per node), as the kubelet would mount its token.
+  const account = pod.spec?.serviceAccountName;
+  if (account === undefined) throw new Error(`Pod ${pod.metadata?.name} names no ServiceAccount`);
+  const { path: kubeconfig, token } = await cluster.kubeconfigFor(account, `recorder-${node}`);
   env['KUBECONFIG'] = kubeconfig;
   if (opts.apiCutOff === true) cluster.emulator.faults.cutOff(token, 'refuse');
   // The advertised address must be known before the start, so the port is picked here (and picked again when another

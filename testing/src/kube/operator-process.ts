@@ -12,6 +12,8 @@ export const OPERATOR_BIN = join(REPO_ROOT, 'operator/bin/vigil-operator.js');
 
 export class OperatorProcess {
   readonly lines: Array<Record<string, unknown>> = [];
+  /** The JSON lines as written (a key written twice survives only here). */
+  readonly rawLines: string[] = [];
   readonly stderr: string[] = [];
   port = 0;
   exitCode: number | null | undefined;
@@ -28,6 +30,7 @@ export class OperatorProcess {
         try {
           const obj = JSON.parse(line) as Record<string, unknown>;
           this.lines.push(obj);
+          this.rawLines.push(line);
           if (typeof obj.listen === 'string' && this.port === 0) this.port = Number(obj.listen.slice(obj.listen.lastIndexOf(':') + 1));
         } catch {
           this.stderr.push(line);

@@ -1,5 +1,6 @@
 // An emulated Vigil cluster for tests: the Kubernetes API emulator, the generated CRDs applied with real kubectl, a namespace,
-// the operator's and the recorders' ServiceAccounts with exactly the chart's RBAC rules, their kubeconfigs and a settings file.
+// the operator's ServiceAccount and the recorders' shared roles with exactly the chart's RBAC rules, kubeconfigs (the
+// operator's; each node's, for the ServiceAccount the operator makes per node) and a settings file.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +11,8 @@ import { parse } from 'yaml';
 import { ok } from '../command.js';
 import { startEmulatedCluster } from './emulated-cluster.js';
 import type { KubeEmulator } from './emulator.js';
+import { waitUntil } from '../processes.js';
+import { provisionRecorderIdentity } from './recorder-identity.js';
 
 /** The repository root (this file is compiled to testing/dist/src/kube/). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -33,18 +36,20 @@ export interface TestCluster {
   dir: string;
   adminKubeconfig: string;
   operatorKubeconfig: string;
-  /** A kubeconfig with the recorders' ServiceAccount token (the chart's recorder rules). */
-  recorderKubeconfig: string;
   settingsFile: string;
   kc: KubeConfig;
   core: CoreV1Api;
   coordination: CoordinationV1Api;
   custom: CustomObjectsApi;
-  /** The same APIs as the cluster-mode recorder's ServiceAccount, with exactly the chart's recorder rules. */
-  recorderApis: { coordination: CoordinationV1Api; custom: CustomObjectsApi };
   kubectl(...args: string[]): Promise<string>;
   /** A kubeconfig with a token of its own for a ServiceAccount (to cut one process off the API). */
-  kubeconfigFor(account: 'vigil-operator' | 'vigil-recorder', identity: string): Promise<{ path: string; token: string }>;
+  kubeconfigFor(account: string, identity: string): Promise<{ path: string; token: string }>;
+  /**
+   * A kubeconfig for the recorder of `node`: a token of the ServiceAccount the operator makes for that node, once the
+   * node's recorder Pod exists (waits up to `timeoutMs`), or, with `provision`, made here as the operator would (tests
+   * without an operator).
+   */
+  nodeKubeconfig(node: string, opts?: { provision?: boolean; timeoutMs?: number; identity?: string }): Promise<{ path: string; token: string }>;
   addNode(name: string, labels?: Record<string, string>): Promise<void>;
   camera(name: string): Promise<Camera>;
   cameras(): Promise<Camera[]>;
@@ -53,10 +58,16 @@ export interface TestCluster {
   events(): Promise<Array<{ reason?: string; message?: string; involvedObject: { kind?: string; name?: string }; lastTimestamp?: Date; eventTime?: Date; metadata: { creationTimestamp?: Date } }>>;
 }
 
+/** The chart's recorder ClusterRole and Role as startTestCluster names them (namespace `vigil`). */
+export const RECORDER_CLUSTER_ROLE = 'vigil-recorder-vigil';
+export const RECORDER_ROLE = 'vigil-recorder';
+
 export const SETTINGS_YAML = `recorder:
   image: vigil/recorder:test
   configMap: vigil-recorder
-  serviceAccountName: vigil-recorder
+  rbac:
+    clusterRole: ${RECORDER_CLUSTER_ROLE}
+    role: ${RECORDER_ROLE}
   secrets:
     apiTokens: vigil-api-tokens
     clusterToken: vigil-cluster-token
@@ -96,36 +107,46 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
   await core.createNamespace({ body: { metadata: { name: namespace } } });
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'vigil-recorder' }, data: { 'config.yaml': opts.recorderConfigYaml ?? 'cluster:\n  enabled: true\n' } } });
 
+  // As the chart does: the operator's ServiceAccount bound to its rules; the recorder rules as a ClusterRole and a Role
+  // that the operator binds to each node's own ServiceAccount.
   for (const who of ['operator', 'recorder'] as const) {
     const rules = loadRules(who);
     const sa = `vigil-${who}`;
-    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: sa } } });
     const roleName = `${sa}-${namespace}`;
     await rbac.createClusterRole({ body: { metadata: { name: roleName }, rules: rules.clusterRules } });
-    await rbac.createClusterRoleBinding({ body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
     await rbac.createNamespacedRole({ namespace, body: { metadata: { name: sa }, rules: rules.namespacedRules } });
+    if (who === 'recorder') continue;
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: sa } } });
+    await rbac.createClusterRoleBinding({ body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
     await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: sa }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: sa }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
     if (rules.defaultNamespaceRules !== undefined) {
       await rbac.createNamespacedRole({ namespace: 'default', body: { metadata: { name: roleName }, rules: rules.defaultNamespaceRules } });
       await rbac.createNamespacedRoleBinding({ namespace: 'default', body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
     }
   }
-  const kubeconfigFor = async (account: 'vigil-operator' | 'vigil-recorder', identity: string): Promise<{ path: string; token: string }> => {
+  const kubeconfigFor = async (account: string, identity: string): Promise<{ path: string; token: string }> => {
     const token = await emulator.issueServiceAccountToken(namespace, account);
     const path = join(dir, `${identity}.kubeconfig`);
     await emulator.writeKubeconfig(path, { token, namespace, user: identity });
     return { path, token };
   };
-  const recorderKubeconfig = (await kubeconfigFor('vigil-recorder', 'vigil-recorder')).path;
-  const recorderKc = new KubeConfig();
-  recorderKc.loadFromFile(recorderKubeconfig);
-  const recorderApis = { coordination: recorderKc.makeApiClient(CoordinationV1Api), custom: recorderKc.makeApiClient(CustomObjectsApi) };
   const operatorKubeconfig = (await kubeconfigFor('vigil-operator', 'vigil-operator')).path;
+  const nodeKubeconfig = async (node: string, o: { provision?: boolean; timeoutMs?: number; identity?: string } = {}) => {
+    const account = `vigil-recorder-${node}`;
+    if (o.provision === true) await provisionRecorderIdentity({ core, rbac, coordination }, namespace, node, { clusterRole: `vigil-recorder-${namespace}`, role: 'vigil-recorder' });
+    // Like the kubelet: the token is mounted once the node's recorder Pod exists, which the operator makes only when
+    // the node's identity (ServiceAccount, Role, bindings, Lease) is complete.
+    const ready = o.provision === true
+      ? () => core.readNamespacedServiceAccount({ name: account, namespace })
+      : () => core.readNamespacedPod({ name: account, namespace });
+    await waitUntil(async () => ready().then(() => true, () => false), o.timeoutMs ?? 30_000, o.provision === true ? `the ServiceAccount ${account}` : `the recorder Pod ${account}`, 100);
+    return kubeconfigFor(account, o.identity ?? `recorder-${node}`);
+  };
   const settingsFile = join(dir, 'settings.yaml');
   writeFileSync(settingsFile, opts.settingsYaml ?? SETTINGS_YAML);
 
   return {
-    emulator, namespace, dir, adminKubeconfig, operatorKubeconfig, recorderKubeconfig, settingsFile, kc, core, coordination, custom, recorderApis, kubectl, kubeconfigFor,
+    emulator, namespace, dir, adminKubeconfig, operatorKubeconfig, settingsFile, kc, core, coordination, custom, kubectl, kubeconfigFor, nodeKubeconfig,
     async addNode(name, labels = {}) {
       await core.createNode({ body: { metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } } });
     },

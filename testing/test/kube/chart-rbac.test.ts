@@ -1,7 +1,9 @@
 // The chart's own RBAC rule files (helm/vigil/rbac) enforced on ServiceAccount tokens from `kubectl create token`: every rule granted where it is granted, every verb it does not grant refused with the real 403.
+// The recorder's token is a node's own ServiceAccount, with the shared recorder rules and its own heartbeat Lease.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCluster, loadRules, type TestCluster } from '../../src/kube/test-cluster.js';
+import { ownLeaseRule } from '../../src/kube/recorder-identity.js';
 
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
@@ -21,10 +23,13 @@ async function review(cluster: TestCluster, token: string, attrs: Record<string,
 for (const who of ['operator', 'recorder'] as const) {
   test(`${who}: a token from kubectl create token has exactly what helm/vigil/rbac/${who}-rules.yaml grants, where it grants it`, async (t) => {
     const cluster = await startTestCluster(t);
-    const account = `vigil-${who}`;
+    // The operator's account is the chart's; a recorder's is its node's, as the operator makes it.
+    if (who === 'recorder') await cluster.nodeKubeconfig('node-a', { provision: true });
+    const account = who === 'operator' ? 'vigil-operator' : 'vigil-recorder-node-a';
     const token = (await cluster.kubectl('create', 'token', account, '-n', cluster.namespace)).trim();
     const rules = loadRules(who);
-    const scopes: Scope[] = [{ rules: rules.clusterRules }, { namespace: cluster.namespace, rules: rules.namespacedRules }, ...(rules.defaultNamespaceRules ? [{ namespace: 'default', rules: rules.defaultNamespaceRules }] : [])];
+    const namespaced = who === 'recorder' ? [...rules.namespacedRules, ownLeaseRule('node-a')] : rules.namespacedRules;
+    const scopes: Scope[] = [{ rules: rules.clusterRules }, { namespace: cluster.namespace, rules: namespaced }, ...(rules.defaultNamespaceRules ? [{ namespace: 'default', rules: rules.defaultNamespaceRules }] : [])];
     const granted = new Set<string>();
     for (const scope of scopes) {
       for (const rule of scope.rules) {

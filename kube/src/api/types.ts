@@ -72,6 +72,41 @@ export interface Secret extends KubeObject {
   data?: Record<string, string>;
 }
 
+export interface ServiceAccount extends KubeObject {
+  automountServiceAccountToken?: boolean;
+  imagePullSecrets?: Array<{ name: string }>;
+}
+
+export interface PolicyRule {
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  verbs: string[];
+}
+
+export interface Role extends KubeObject {
+  rules?: PolicyRule[];
+}
+
+export interface RoleRef {
+  apiGroup: string;
+  kind: 'Role' | 'ClusterRole';
+  name: string;
+}
+
+export interface Subject {
+  kind: string;
+  apiGroup?: string;
+  name: string;
+  namespace?: string;
+}
+
+/** A RoleBinding or a ClusterRoleBinding. */
+export interface Binding extends KubeObject {
+  roleRef: RoleRef;
+  subjects?: Subject[];
+}
+
 export interface CoreEvent extends KubeObject {
   involvedObject: { apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string; resourceVersion?: string };
   reason: string;

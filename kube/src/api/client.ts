@@ -1,4 +1,4 @@
-// KubeClient: JSON REST and watch against the API server, with the credentials and TLS of a client-node KubeConfig.
+// KubeClient: JSON REST (get, list, create, replace, merge patch, server-side apply, delete) and watch against the API server, with the credentials and TLS of a client-node KubeConfig.
 //
 // client-node supplies the configuration (kubeconfig file or in-cluster ServiceAccount, tokens, certificates) and the
 // request credentials. Requests and watches go through one small HTTP function so that every object in the caches has
@@ -171,22 +171,19 @@ export class KubeClient {
     return this.request<T>('PUT', objectPath(type, obj.metadata.namespace, obj.metadata.name ?? ''), { ...opts, body: obj });
   }
 
-  /** PUT of the status subresource with the object's resourceVersion. */
-  replaceStatus<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions = {}): Promise<T> {
-    return this.request<T>('PUT', objectPath(type, obj.metadata.namespace, obj.metadata.name ?? '', 'status'), { ...opts, body: obj });
-  }
-
   mergePatch<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string, patch: unknown, opts: RequestOptions = {}): Promise<T> {
     return this.request<T>('PATCH', objectPath(type, namespace, name), { ...opts, body: patch, contentType: 'application/merge-patch+json' });
   }
 
   /**
-   * Server-side apply of `obj` (or of its status with subresource 'status') as `fieldManager`: the fields it names become
-   * this manager's, fields other managers own are kept. `force` takes over fields another manager set.
+   * Server-side apply of `obj` (apiVersion, kind, metadata.name and the fields this manager owns) as `fieldManager`.
+   * With `subresource: 'status'` only the status is applied. `force` takes over fields another manager set (the
+   * answer is otherwise 409 for a field another manager owns with a different value). JSON is valid YAML.
    */
   apply<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions & { fieldManager: string; force?: boolean; subresource?: 'status' }): Promise<T> {
-    const path = objectPath(type, obj.metadata.namespace, obj.metadata.name ?? '', opts.subresource);
-    return this.request<T>('PATCH', path, { ...opts, body: obj, contentType: 'application/apply-patch+yaml', query: { ...opts.query, fieldManager: opts.fieldManager, force: opts.force ? 'true' : undefined } });
+    const { fieldManager, force, subresource, ...rest } = opts;
+    const path = objectPath(type, obj.metadata.namespace, obj.metadata.name ?? '', subresource);
+    return this.request<T>('PATCH', path, { ...rest, body: obj, contentType: 'application/apply-patch+yaml', query: { ...rest.query, fieldManager, force: force ? 'true' : undefined } });
   }
 
   /** Deletes (optionally only the given uid); a missing object is not an error. */

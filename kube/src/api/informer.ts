@@ -43,14 +43,19 @@ export class Informer<T extends KubeObject> {
   /** Counted for the metrics and the tests: lists done, watch restarts, 410s seen. */
   readonly stats = { lists: 0, watches: 0, gone: 0, errors: 0 };
 
+  private readonly log: Logger;
+
+  /** `log` is the caller's logger; every line the informer writes names it (`informer`). */
   constructor(
     readonly name: string,
     private readonly client: KubeClient,
     private readonly type: ResourceType,
-    private readonly log: Logger,
+    log: Logger,
     private readonly clock: Clock,
     private readonly opts: InformerOptions = {},
-  ) {}
+  ) {
+    this.log = log.child({ informer: name });
+  }
 
   onChange(handler: ChangeHandler<T>): void {
     this.handlers.push(handler);
@@ -120,10 +125,10 @@ export class Informer<T extends KubeObject> {
           // The version we watched from was compacted away: start over from a fresh list.
           this.stats.gone++;
           this.resourceVersion = '';
-          this.log.info({ informer: this.name }, 'watch history compacted (410 Gone): re-listing');
+          this.log.info('watch history compacted (410 Gone): re-listing');
           continue;
         }
-        this.log.warn({ informer: this.name, err: (err as Error).message, retryMs }, 'list/watch failed; retrying');
+        this.log.warn({ err: (err as Error).message, retryMs }, 'list/watch failed; retrying');
         await this.clock.sleep(retryMs, this.stop$.signal);
         retryMs = Math.min(maxRetryMs, retryMs * 2);
       }
@@ -212,7 +217,7 @@ export class Informer<T extends KubeObject> {
       try {
         handler(key, obj, old);
       } catch (err) {
-        this.log.error({ informer: this.name, key, err }, 'change handler failed');
+        this.log.error({ key, err }, 'change handler failed');
       }
     }
   }

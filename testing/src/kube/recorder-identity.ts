@@ -1,0 +1,36 @@
+// Test support: a node's recorder identity made as vigil-operator makes it (its ServiceAccount, a Role for its own
+// heartbeat Lease, the bindings to that Role and to the chart's recorder rules, the empty Lease), for tests that run a
+// recorder without an operator. operator/test/rbac.test.ts and operator/test/controllers/recorder-identity.test.ts hold the
+// operator to the same shape.
+import type { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+
+const RBAC = 'rbac.authorization.k8s.io';
+
+/** The one rule of a node's own Role: its heartbeat Lease, by name. */
+export function ownLeaseRule(node: string): { apiGroups: string[]; resources: string[]; resourceNames: string[]; verbs: string[] } {
+  return { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [`vigil-node-${node}`], verbs: ['get', 'update', 'patch', 'delete'] };
+}
+
+async function createIfMissing(create: () => Promise<unknown>): Promise<void> {
+  try {
+    await create();
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+  }
+}
+
+export async function provisionRecorderIdentity(
+  apis: { core: CoreV1Api; rbac: RbacAuthorizationV1Api; coordination: CoordinationV1Api },
+  namespace: string,
+  node: string,
+  shared: { clusterRole: string; role: string },
+): Promise<void> {
+  const name = `vigil-recorder-${node}`;
+  const subjects = [{ kind: 'ServiceAccount', name, namespace }];
+  await createIfMissing(() => apis.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } }));
+  await createIfMissing(() => apis.rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules: [ownLeaseRule(node)] } }));
+  await createIfMissing(() => apis.rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name }, roleRef: { apiGroup: RBAC, kind: 'Role', name }, subjects } }));
+  await createIfMissing(() => apis.rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: `${name}-shared` }, roleRef: { apiGroup: RBAC, kind: 'Role', name: shared.role }, subjects } }));
+  await createIfMissing(() => apis.rbac.createClusterRoleBinding({ body: { metadata: { name: `${shared.clusterRole}:${node}` }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: shared.clusterRole }, subjects } }));
+  await createIfMissing(() => apis.coordination.createNamespacedLease({ namespace, body: { metadata: { name: `vigil-node-${node}` }, spec: { holderIdentity: node, leaseDurationSeconds: 15 } } }));
+}
