@@ -10,7 +10,7 @@ import { camera } from '../support/objects.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const settings = parseSettings({
-  recorder: { image: 'vigil:1', configMap: 'vigil-recorder', secrets: { apiTokens: 'vigil-api-tokens', clusterToken: 'vigil-cluster-token', database: 'vigil-database' } },
+  recorder: { image: 'vigil:1', configMap: 'vigil-recorder', rbac: { clusterRole: 'vigil-vigil-recorder', role: 'vigil-recorder' }, secrets: { apiTokens: 'vigil-api-tokens', clusterToken: 'vigil-cluster-token', database: 'vigil-database' } },
   reservedSecrets: ['vigil-admin-token'],
 });
 const reserved = reservedSecrets(settings);
