@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { waitUntil } from '@vigil/testing/processes';
-import { installWithOperator, NS } from './support/installed-release.js';
+import { addNode, installWithOperator, NS } from './support/installed-release.js';
 
 const CAMERAS = `apiVersion: vigil.io/v1alpha1
 kind: Camera
@@ -72,8 +72,11 @@ test('a recorder token reads only the camera credentials copy; the operator repo
   await kubectl(['-n', NS, 'create', 'secret', 'generic', 'gate-login', '--from-literal=username=gate', '--from-literal=password=Gate-Pw-2']);
   await waitFor('gate', 'CredentialsReady', 'True', 'SecretFound');
 
-  // A recorder's ServiceAccount token, as `kubectl create token` issues it, against the chart's RBAC.
-  const token = (await kubectl(['-n', NS, 'create', 'token', 'vigil-recorder'])).trim();
+  // A node appears: the operator makes its recorder's own ServiceAccount, bound to the chart's shared recorder rules.
+  // Its token, as `kubectl create token` issues it, against the chart's RBAC.
+  await addNode(release, 'node-a');
+  await waitUntil(async () => (await cluster.kubectl(['-n', NS, 'get', 'rolebinding', 'vigil-recorder-node-a-shared'])).code === 0, 30_000, 'the node\'s recorder identity');
+  const token = (await kubectl(['-n', NS, 'create', 'token', 'vigil-recorder-node-a'])).trim();
   const recorderConfig = join(cluster.dir, 'recorder.kubeconfig');
   await cluster.emulator.writeKubeconfig(recorderConfig, { token, namespace: NS, user: 'vigil-recorder' });
   const asRecorder = (args: string[]) => cluster.kubectl(['-n', NS, ...args], { kubeconfig: recorderConfig });
@@ -93,10 +96,10 @@ test('a recorder token reads only the camera credentials copy; the operator repo
   for (const name of ['vigil-admin-token', 'vigil-database', 'vigil-cluster-token', 'vigil-api-tokens', 'vigil-license', helmRecord, 'lobby-login']) {
     const denied = await asRecorder(['get', 'secret', name]);
     assert.equal(denied.code, 1, `${name} must not be readable`);
-    assert.match(denied.stderr, new RegExp(`Error from server \\(Forbidden\\): secrets "${name.replace(/\./g, '\\.')}" is forbidden: User "system:serviceaccount:vigil:vigil-recorder" cannot get resource "secrets" in API group "" in the namespace "vigil"`));
+    assert.match(denied.stderr, new RegExp(`Error from server \\(Forbidden\\): secrets "${name.replace(/\./g, '\\.')}" is forbidden: User "system:serviceaccount:vigil:vigil-recorder-node-a" cannot get resource "secrets" in API group "" in the namespace "vigil"`));
   }
   const list = await asRecorder(['get', 'secrets']);
-  assert.match(list.stderr, /\(Forbidden\): secrets is forbidden: User "system:serviceaccount:vigil:vigil-recorder" cannot list resource "secrets"/);
+  assert.match(list.stderr, /\(Forbidden\): secrets is forbidden: User "system:serviceaccount:vigil:vigil-recorder-node-a" cannot list resource "secrets"/);
   assert.equal((await asRecorder(['auth', 'can-i', 'watch', 'secrets'])).stdout.trim(), 'no');
   // Whatever the operator logged along the way, no credential is in it.
   assert.doesNotMatch(operator.output.join('\n'), /Lobby-Pw-1|Gate-Pw-2|db-Secret-1/);

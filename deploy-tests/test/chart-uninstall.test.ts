@@ -27,7 +27,7 @@ test('after helm uninstall nothing of Vigil keeps running or stays behind but th
   let seen = new Map<string, string>();
   await waitUntil(async () => {
     seen = await owners();
-    return byConfigMap.every((m) => seen.get(m) === 'ConfigMap/vigil-recorder') && byNode.every((m) => seen.get(m) === `RecorderNode/${m.slice(m.lastIndexOf('node-'))}`);
+    return byConfigMap.every((m) => seen.get(m) === 'ConfigMap/vigil-recorder') && byNode.every((m) => seen.get(m) === `RecorderNode/${/node-[ab]/.exec(m)?.[0] ?? ''}`);
   }, 30_000, 'every per-node object, the operator\'s Lease and the credentials copy owned by the recorder ConfigMap; each node\'s identity by its RecorderNode').catch((err: Error) => {
     throw new Error(`${err.message}\n${[...seen].map(([k, v]) => `${k} <- ${v}`).join('\n')}`);
   });
