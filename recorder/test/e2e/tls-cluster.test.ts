@@ -1,4 +1,5 @@
-// Cluster mode with TLS on loopback (the API emulator, the chart's recorder RBAC, no operator): each node advertises https://, and a 307 names the owner's https URL.
+// Cluster mode with TLS on loopback (the API emulator, each node's own recorder identity as the operator makes it, no
+// operator): each node reports an https:// URL on its heartbeat Lease, and a 307 names the owner's https URL.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -20,7 +21,7 @@ test('in a cluster with TLS every node advertises https://, and a 307 (HTTP and 
   const ca = await createTestCa(join(dir, 'ca'), { name: 'Release CA', intermediate: true });
   trustInThisProcess(ca.caPem);
 
-  // What the operator would have made: a RecorderNode per node, and the camera assigned to node-b.
+  // What the operator would have made: a RecorderNode per node with its recorder's identity, and the camera assigned to node-b.
   for (const node of NODES) {
     await cluster.addNode(node);
     await cluster.custom.createClusterCustomObject({ ...GROUP, plural: 'recordernodes', body: { apiVersion: 'vigil.io/v1alpha1', kind: 'RecorderNode', metadata: { name: node }, spec: { nodeName: node } } });
@@ -32,7 +33,7 @@ test('in a cluster with TLS every node advertises https://, and a 307 (HTTP and 
   const pods = new Map<string, RecorderProcess>();
   for (const node of NODES) {
     const files = await installPair(await ca.issue(node), join(dir, node, 'tls'));
-    const kubeconfig = (await cluster.kubeconfigFor('vigil-recorder', `recorder-${node}`)).path;
+    const kubeconfig = (await cluster.nodeKubeconfig(node, { provision: true })).path;
     // The advertised URL names the port, so the port is picked first (and again if someone takes it before the bind).
     const start = (port: number): Promise<RecorderProcess> =>
       startRecorderProcess({
@@ -53,10 +54,13 @@ test('in a cluster with TLS every node advertises https://, and a 307 (HTTP and 
   const a = pods.get('node-a') as RecorderProcess;
   const b = pods.get('node-b') as RecorderProcess;
   assert.match(b.url, /^https:\/\//);
+  // A recorder reports its URL on its own heartbeat Lease (the operator copies it onto the RecorderNode).
+  const reportedUrl = async (node: string) =>
+    (await cluster.coordination.readNamespacedLease({ name: `vigil-node-${node}`, namespace: cluster.namespace }).catch(() => undefined))?.metadata?.annotations?.['vigil.io/url'];
   await waitUntil(async () => {
-    const urls = new Map((await cluster.recorderNodes()).map((rn) => [rn.metadata?.name, rn.status?.url]));
-    return NODES.every((node) => urls.get(node) === `https://127.0.0.1:${new URL(pods.get(node)?.url ?? '').port}`);
-  }, 30_000, 'every node’s https URL on its RecorderNode');
+    for (const node of NODES) if ((await reportedUrl(node)) !== `https://127.0.0.1:${new URL(pods.get(node)?.url ?? '').port}`) return false;
+    return true;
+  }, 30_000, 'every node’s https URL on its heartbeat Lease');
 
   const path = '/api/archive/cam-b/segments?from=0&to=60';
   let redirected: Response | undefined;
