@@ -7,6 +7,11 @@ export const JOB_ID_PATTERN = /^[a-z0-9]{8,40}$/;
 
 export class JobStore {
   readonly dir: string;
+  /**
+   * The last write of each job's record still under way: writes of one record happen one after the other (two at once
+   * would share the temporary file, and the second rename would find it gone), and a removal waits for them.
+   */
+  readonly #writes = new Map<string, Promise<void>>();
 
   constructor(workDir: string) {
     this.dir = join(workDir, 'jobs');
@@ -26,10 +31,24 @@ export class JobStore {
     return out.sort((a, b) => a.created_at - b.created_at || a.job_id.localeCompare(b.job_id));
   }
 
-  async save(job: JobRecord): Promise<void> {
+  /** Writes the record as it is now (atomically: a temporary file renamed), after any earlier write of it. */
+  save(job: JobRecord): Promise<void> {
     const file = join(this.dir, `${job.job_id}.json`);
-    await writeFile(`${file}.tmp`, JSON.stringify(job));
-    await rename(`${file}.tmp`, file);
+    const body = JSON.stringify(job);
+    return this.#inTurn(job.job_id, async () => {
+      await writeFile(`${file}.tmp`, body);
+      await rename(`${file}.tmp`, file);
+    });
+  }
+
+  #inTurn(jobId: string, write: () => Promise<void>): Promise<void> {
+    const next = (this.#writes.get(jobId) ?? Promise.resolve()).catch(() => undefined).then(write);
+    this.#writes.set(jobId, next);
+    const forget = () => {
+      if (this.#writes.get(jobId) === next) this.#writes.delete(jobId);
+    };
+    next.then(forget, forget);
+    return next;
   }
 
   resultPath(jobId: string): string {
@@ -50,7 +69,7 @@ export class JobStore {
   }
 
   async removeRecord(jobId: string): Promise<void> {
-    await rm(join(this.dir, `${jobId}.json`), { force: true });
+    await this.#inTurn(jobId, () => rm(join(this.dir, `${jobId}.json`), { force: true }));
     await this.removeScratch(jobId);
   }
 }
