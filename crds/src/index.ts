@@ -9,3 +9,4 @@ export { cameraDefinition, recorderNodeDefinition, definitionFiles, type CustomR
 export { toStructural, StructuralSchemaError, type JsonSchema } from './structural.js';
 export { renderDefinitions, CRD_DIR, GENERATE_COMMAND } from './render.js';
 export * from './node-certificates.js';
+export * from './recorder-names.js';
