@@ -94,3 +94,28 @@ export function issueCertificate(req: IssueRequest, caCertPem: string, caKey: Ke
   });
   return signed(tbs, caKey);
 }
+
+/**
+ * A self-signed server certificate for `key` (no CA, no client trusts it): what a node serves while it waits for its
+ * issued certificate, so that its port speaks TLS for the kubelet's probes, which do not check certificates.
+ */
+export function createSelfSignedCertificate(key: KeyObject, dnsNames: readonly string[], notBefore: Date, notAfter: Date): string {
+  const spki = spkiOf(key);
+  const name = commonNameOnly(dnsNames[0] ?? 'vigil-recorder');
+  const tbs = new TBSCertificate({
+    version: Version.v3,
+    serialNumber: serialNumber(),
+    signature: ECDSA_SHA256(),
+    issuer: name,
+    subject: name,
+    validity: new Validity({ notBefore, notAfter }),
+    subjectPublicKeyInfo: spki,
+    extensions: new Extensions([
+      extension(id_ce_basicConstraints, true, new BasicConstraints({ cA: false })),
+      extension(id_ce_keyUsage, true, new KeyUsage(KeyUsageFlags.digitalSignature)),
+      extension(id_ce_extKeyUsage, false, new ExtendedKeyUsage([id_kp_serverAuth])),
+      extension(id_ce_subjectAltName, false, new SubjectAlternativeName(dnsNames.map((dNSName) => new GeneralName({ dNSName })))),
+    ]),
+  });
+  return signed(tbs, key);
+}
