@@ -58,7 +58,8 @@ export function reconcileCertificateRequestsFor(ctx: ControllerContext) {
         publicKeyDer: request.publicKeyDer,
         dnsNames: request.dnsNames,
         clientAuth: (csr.spec.usages ?? []).includes('client auth'),
-        notBefore: new Date(Math.max(now - BACKDATE_MS, caStart)),
+        // Backdated for clocks a little behind, by at most a tenth of the lifetime (a short one would otherwise be mostly past).
+        notBefore: new Date(Math.max(now - Math.min(BACKDATE_MS, lifetimeMs / 10), caStart)),
         notAfter: new Date(Math.min(now + lifetimeMs, caEnd)),
       }, ca.certPem, ca.key);
       // The leaf, then the CA: the node serves the whole chain (the bundle the recorders trust has the CA too).

@@ -86,7 +86,6 @@ test('node certificates through the CSR API: issued by the release CA, https eve
   });
 
   await t.test('/assemble fetches its parts from the owner over TLS', async () => {
-    await waitUntil(async () => ((await fx.api(owner, '/api/archive/cam-1/segments?from=0&to=9999999999')).body as { segments?: unknown[] }).segments?.length !== undefined, 30_000, 'a listing');
     const base = url(owner);
     let parts: Array<Record<string, unknown>> = [];
     await waitUntil(async () => {
