@@ -81,7 +81,7 @@ export function createOperations(opts: OperationsOptions): Operations {
     tlsCheck(certificate, () => opts.clock.now(), (notAfter) => {
       if (notAfter.getTime() === lastExpiringWarned) return;
       lastExpiringWarned = notAfter.getTime();
-      healthLog.error({ not_after: notAfter.toISOString() }, `the API's certificate ends at ${notAfter.toISOString()}, within 7 days (or the last sixth of its lifetime); readiness fails (check tls) until a renewed one is in place`);
+      healthLog.error({ not_after: notAfter.toISOString() }, `the API's certificate ends at ${notAfter.toISOString()}, within 7 days; readiness fails (check tls) until a renewed one is in place`);
     }),
   ]);
   // Warm the probes (the first write under record_path, the first database connection) before the first caller.

@@ -200,7 +200,12 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const tokens = apiTokens(config, log, clock);
   const auth = new TokenAuthenticator(() => tokens.current(), config.auth.disabled, () => clusterToken.current());
   const served = certificate;
-  const servedCertificate = served === undefined ? undefined : { notAfter: () => served.current.notAfter, notBefore: () => served.current.notBefore, waiting: () => served.waiting };
+  // A node certificate of the CSR API may be short-lived: its readiness margin is the last sixth of its lifetime when that is under 7 days.
+  const servedCertificate = served === undefined ? undefined : {
+    notAfter: () => served.current.notAfter,
+    waiting: () => served.waiting,
+    ...(nodeCertificate === undefined ? {} : { notBefore: () => served.current.notBefore }),
+  };
   const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock, certificate: servedCertificate });
   const peers = peerClient({ caFile: config.cluster.tls?.ca_file, log, clock });
   const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, peerClient: peers, clusterToken, clock, metrics: operations.metrics.jobs });

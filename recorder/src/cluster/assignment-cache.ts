@@ -37,6 +37,10 @@ export class AssignmentCache {
   /** `POST /cluster/leave`: the node's cluster state is erased, but for its key and certificate (tls/), which it keeps. */
   async erase(): Promise<void> {
     const entries = await readdir(this.dir).catch(() => [] as string[]);
+    if (!entries.includes(NODE_TLS_DIR)) {
+      await rm(this.dir, { recursive: true, force: true });
+      return;
+    }
     await Promise.all(entries.filter((e) => e !== NODE_TLS_DIR).map((e) => rm(join(this.dir, e), { recursive: true, force: true })));
   }
 }

@@ -12,7 +12,7 @@ export interface ServedCertificate {
   waiting?(): string | undefined;
 }
 
-/** Readiness fails from 7 days before the end, or for short-lived certificates in the last sixth of their lifetime. */
+/** Readiness fails from 7 days before the end; for a certificate that says when it began (a node certificate of the CSR API), at most the last sixth of its lifetime. */
 export function expiryMarginMs(served: ServedCertificate): number {
   const start = served.notBefore?.().getTime();
   if (start === undefined) return TLS_EXPIRY_MARGIN_MS;
