@@ -8,3 +8,5 @@ export * from './membership-request.js';
 export { cameraDefinition, recorderNodeDefinition, definitionFiles, type CustomResourceDefinition, type PrinterColumn } from './crd.js';
 export { toStructural, StructuralSchemaError, type JsonSchema } from './structural.js';
 export { renderDefinitions, CRD_DIR, GENERATE_COMMAND } from './render.js';
+export * from './node-certificates.js';
+export * from './recorder-names.js';

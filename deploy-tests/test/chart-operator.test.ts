@@ -22,7 +22,8 @@ test('the operator converges a Camera with the chart settings and the chart RBAC
   assert.equal(pod.spec.serviceAccountName, `vigil-recorder-${NODE}`);
   assert.equal(pod.spec.containers[0]?.image, 'registry.example/vigil:0.1.0');
   const sources = pod.spec.volumes.map((v) => v.configMap?.name ?? v.secret?.secretName).filter(Boolean);
-  assert.deepEqual(sources, ['vigil-recorder', 'vigil-api-tokens', 'vigil-cluster-token']);
+  // With TLS (the chart's default) the release CA's certificate too, as cluster.tls.ca_file.
+  assert.deepEqual(sources, ['vigil-recorder', 'vigil-api-tokens', 'vigil-cluster-token', 'vigil-ca']);
   await waitUntil(async () => (await cluster.kubectl(['-n', NS, 'get', 'svc', `vigil-recorder-${NODE}`])).code === 0, 30_000, 'the per-node Service');
 
   // The test plays the recorder's heartbeat, as the node's own ServiceAccount (its rules are enforced too).

@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { parseFlags } from '@vigil/operator/dist/src/config/flags.js';
 import { parseSettings, type Settings } from '@vigil/operator/dist/src/config/settings.js';
 import { MountPaths } from '@vigil/operator/dist/src/desired/pod.js';
+import { nodeCertificateNames } from '@vigil/operator/dist/src/desired/node-certificate.js';
 import { loadConfig } from '@vigil/recorder/dist/src/config/load.js';
 import { parseTokensFile } from '@vigil/recorder/dist/src/config/tokens-file.js';
 import { tempDir } from '@vigil/testing/temp-dir';
@@ -82,11 +83,16 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
     const file = join(dir, 'config.yaml');
     await writeFile(file, configMapText(find(objects, 'ConfigMap', settings.recorder.configMap), settings.recorder.configKey));
     const env = {
-      VIGIL_NODE_NAME: 'node-a', VIGIL_CLUSTER_NAMESPACE: 'vigil', VIGIL_CLUSTER_ADVERTISE_URL: 'http://vigil-recorder-node-a.vigil.svc:9997',
+      VIGIL_NODE_NAME: 'node-a', VIGIL_CLUSTER_NAMESPACE: 'vigil', VIGIL_CLUSTER_ADVERTISE_URL: `${settings.tls ? 'https' : 'http'}://vigil-recorder-node-a.vigil.svc:9997`,
+      ...(settings.tls ? { VIGIL_TLS_DNS_NAMES: nodeCertificateNames('node-a', 'vigil', settings).join(',') } : {}),
       ...(settings.recorder.secrets.database ? { VIGIL_DATABASE_URL: secretText(find(objects, 'Secret', settings.recorder.secrets.database), 'url') } : {}),
     };
     const config = await loadConfig({ file }, env);
     assert.equal(config.cluster.enabled, true);
+    // TLS by default: the node's key and CSR, the mounted CA, the names the operator approves.
+    assert.equal(config.tls?.kubernetes_csr?.signer_name, settings.tls?.signerName);
+    assert.deepEqual(config.tls?.kubernetes_csr?.dns_names, nodeCertificateNames('node-a', 'vigil', settings));
+    assert.equal(config.cluster.tls?.ca_file, `${MountPaths.clusterCa}/ca.crt`);
     assert.equal(config.record_path, MountPaths.recordings);
     assert.equal(config.cluster.dataDir, MountPaths.data);
     assert.ok(config.work_dir.startsWith(`${MountPaths.data}/`), `work_dir ${config.work_dir} is on the data hostPath`);
@@ -131,9 +137,12 @@ test('ingress: the API host routes to the API Service and the operator gets the 
   assert.deepEqual(ingress.tls, [{ hosts: ['vigil.example.com'], secretName: 'vigil-tls' }]);
   assert.equal(ingress.rules[0].host, 'vigil.example.com');
   assert.deepEqual(ingress.rules[0].http.paths[0].backend, { service: { name: 'vigil-api', port: { name: 'api' } } });
-  assert.deepEqual(settingsOf(objects).ingress, { hostTemplate: '{node}.vigil.example.com', className: 'nginx', tlsSecretName: 'vigil-tls' });
+  // With TLS (the default) every Ingress talks HTTPS to the recorders: ingress-nginx's backend-protocol annotation.
+  const https = { 'nginx.ingress.kubernetes.io/backend-protocol': 'HTTPS' };
+  assert.deepEqual(settingsOf(objects).ingress, { hostTemplate: '{node}.vigil.example.com', className: 'nginx', tlsSecretName: 'vigil-tls', annotations: https });
+  assert.deepEqual(find(objects, 'Ingress', 'vigil-api').metadata.annotations, https);
   const other = await renderChart(t, { ingress: { enabled: true, host: 'cams.example.org', nodeHostTemplate: 'rec-{node}.example.org' } });
-  assert.deepEqual(settingsOf(other).ingress, { hostTemplate: 'rec-{node}.example.org' });
+  assert.deepEqual(settingsOf(other).ingress, { hostTemplate: 'rec-{node}.example.org', annotations: https });
   assert.equal(maybe(await renderChart(t, {}), 'Ingress', 'vigil-api'), undefined);
   assert.equal(settingsOf(await renderChart(t, {})).ingress, undefined);
 });

@@ -42,7 +42,8 @@ test('after helm uninstall nothing of Vigil keeps running or stays behind but th
   let left: string[] = [];
   await waitUntil(async () => {
     left = [...await names(['-n', NS, 'get', 'pods,services,ingresses,leases,secrets,configmaps,serviceaccounts,roles,rolebindings']), ...await names(['get', 'recordernodes,clusterrolebindings'])];
-    return left.every((n) => n === 'secret/lobby-login' || n === 'configmap/kube-root-ca.crt' || n === 'serviceaccount/default' || (n.startsWith('clusterrolebinding.rbac.authorization.k8s.io/') && !n.includes('vigil')));
+    // The release CA's Secret stays on purpose (a reinstall keeps trusting what it issued; docs/kubernetes.md §19).
+    return left.every((n) => n === 'secret/lobby-login' || n === 'secret/vigil-ca' || n === 'configmap/kube-root-ca.crt' || n === 'serviceaccount/default' || (n.startsWith('clusterrolebinding.rbac.authorization.k8s.io/') && !n.includes('vigil')));
   }, 30_000, 'garbage collection').catch((err: Error) => {
     throw new Error(`${err.message}; left: ${left.join(' ')}`);
   });

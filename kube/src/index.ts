@@ -10,3 +10,6 @@ export * from './api/types.js';
 export * from './membership/node-report.js';
 export * from './membership/node-view.js';
 export * from './membership/quorum.js';
+export * from './certificates/certificate-authority.js';
+export * from './certificates/signing-request.js';
+export { pemBlocks, toPem } from './certificates/der.js';

@@ -1,11 +1,11 @@
 // The operator's parts wired together: informers (started at once, so a standby keeps warm caches), the controllers
 // (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes (on the
 // injected clock).
-import { Labels, MEMBERSHIP_REQUEST_ANNOTATION, nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
+import { CA_CONFIGMAP_NAME, Labels, MEMBERSHIP_REQUEST_ANNOTATION, nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import {
-  Informer, isOnline, reportOf, Resources, type Binding, type Clock, type ConfigMap, type Ingress, type KubeClient, type KubeObject, type Lease,
+  Informer, isOnline, reportOf, Resources, type Binding, type CertificateSigningRequest, type Clock, type ConfigMap, type Ingress, type KubeClient, type KubeObject, type Lease,
   type InformerOptions, type Node, type Pod, type Role, type Secret, type Service, type ServiceAccount,
 } from '@vigil/kube';
 import type { Settings } from './config/settings.js';
@@ -24,6 +24,8 @@ import { reconcileRecorderIdentityFor } from './controllers/recorder-identity.js
 import { reconcileRecorderNodeStatusFor } from './controllers/recorder-node-status.js';
 import { reconcileRecorderNodeFor } from './controllers/recorder-nodes.js';
 import { reconcileRecorderPodsFor } from './controllers/recorder-pods.js';
+import { reconcileCertificateRequestsFor } from './controllers/certificate-requests.js';
+import { RELEASE_CA_KEY, reconcileReleaseCaFor } from './controllers/release-ca.js';
 import type { LabelMatcher } from './controllers/label-selector.js';
 import { MANAGED_BY, NODE_ANNOTATION } from './desired/names.js';
 
@@ -55,7 +57,7 @@ export class Operator {
   readonly context: ControllerContext;
   private readonly controllers: {
     recorderNodes: Controller; identity: Controller; pods: Controller; nodeStatus: Controller; membership: Controller; assignment: Controller;
-    leaseOwners: Controller; checks: Controller; credentials: Controller;
+    leaseOwners: Controller; checks: Controller; credentials: Controller; releaseCa: Controller; certificateRequests: Controller;
   };
   private leading: AbortController | undefined;
 
@@ -81,6 +83,10 @@ export class Operator {
       roles: informer<Role>('roles', Resources.roles, namespace, { labelSelector: ours }),
       roleBindings: informer<Binding>('rolebindings', Resources.roleBindings, namespace, { labelSelector: ours }),
       clusterRoleBindings: informer<Binding>('clusterrolebindings', Resources.clusterRoleBindings, undefined, { labelSelector: ours }),
+      // The recorders' requests only (other signers' CSRs, the kubelets' say, are never in memory).
+      ...(opts.settings.tls === undefined ? {} : {
+        certificateSigningRequests: informer<CertificateSigningRequest>('certificatesigningrequests', Resources.certificateSigningRequests, undefined, { fieldSelector: `spec.signerName=${opts.settings.tls.signerName}` }),
+      }),
     };
     this.events = new EventRecorder(client, opts.identity, clock, log.child({ part: 'events' }));
     const ctx: ControllerContext = {
@@ -103,6 +109,8 @@ export class Operator {
       leaseOwners: controller('leaseowner', reconcileLeaseOwnerFor(ctx), 1),
       checks: controller('camerachecks', reconcileCameraChecksFor(ctx), 1),
       credentials: controller('cameracredentials', reconcileCameraCredentialsFor(ctx), 1),
+      releaseCa: controller('releaseca', reconcileReleaseCaFor(ctx), 1),
+      certificateRequests: controller('certificaterequests', reconcileCertificateRequestsFor(ctx), 1),
     };
     this.wire();
   }
@@ -167,7 +175,9 @@ export class Operator {
     };
     for (const cache of [caches.serviceAccounts, caches.roles, caches.roleBindings, caches.clusterRoleBindings]) cache.onChange(identityOf);
     caches.configMaps.onChange((key) => {
+      if (key === `${namespace}/${CA_CONFIGMAP_NAME}`) c.releaseCa.enqueue(RELEASE_CA_KEY);
       if (key !== `${namespace}/${settings.recorder.configMap}`) return;
+      c.releaseCa.enqueue(RELEASE_CA_KEY);
       allNodes(c.pods);
       allNodes(c.nodeStatus);
       c.credentials.enqueue(CREDENTIALS_KEY);
@@ -178,6 +188,7 @@ export class Operator {
       c.checks.enqueue(CHECKS_KEY);
       c.credentials.enqueue(CREDENTIALS_KEY);
     });
+    caches.certificateSigningRequests?.onChange((name) => c.certificateRequests.enqueue(name));
     for (const secrets of [caches.secrets, caches.basicAuthSecrets]) {
       secrets.onChange(() => {
         c.checks.enqueue(CHECKS_KEY);
@@ -219,6 +230,8 @@ export class Operator {
       this.controllers.checks.enqueue(CHECKS_KEY);
       this.controllers.credentials.enqueue(CREDENTIALS_KEY);
       for (const lease of this.caches.leases.list()) this.controllers.leaseOwners.enqueue(lease.metadata.name ?? '');
+      this.controllers.releaseCa.enqueue(RELEASE_CA_KEY);
+      for (const csr of this.caches.certificateSigningRequests?.list() ?? []) this.controllers.certificateRequests.enqueue(csr.metadata.name ?? '');
     };
     everything();
     const tick = () => {

@@ -23,8 +23,9 @@ for (const who of ['operator', 'recorder'] as const) {
     }
     const clusterResources = rules.clusterRules.flatMap((r) => r.resources ?? []);
     // Cluster-scoped kinds only in clusterRules, namespaced only in namespacedRules.
-    for (const res of clusterResources) assert.ok(['recordernodes', 'recordernodes/status', 'recordernodes/finalizers', 'nodes', 'clusterrolebindings'].includes(res), res);
-    for (const res of rules.namespacedRules.flatMap((r) => r.resources ?? [])) assert.ok(!['recordernodes', 'nodes', 'clusterrolebindings'].includes(res), res);
+    const clusterScoped = ['recordernodes', 'recordernodes/status', 'recordernodes/finalizers', 'nodes', 'clusterrolebindings', 'certificatesigningrequests', 'certificatesigningrequests/approval', 'certificatesigningrequests/status', 'signers'];
+    for (const res of clusterResources) assert.ok(clusterScoped.includes(res), res);
+    for (const res of rules.namespacedRules.flatMap((r) => r.resources ?? [])) assert.ok(!clusterScoped.includes(res), res);
     // In `default` only what Events about cluster-scoped objects need: creating and patching Events.
     for (const rule of rules.defaultNamespaceRules ?? []) assert.deepEqual([rule.apiGroups, rule.resources, [...(rule.verbs ?? [])].sort()], [[''], ['events'], ['create', 'patch']]);
   });

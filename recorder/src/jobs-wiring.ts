@@ -66,7 +66,7 @@ export async function startJobs(opts: JobsOptions): Promise<Jobs> {
         ...deps,
         clusterToken: () => clusterToken.current(),
         peerUrl: (addr) => peers.urlOf(addr),
-        peerDispatcher: () => peerClient.dispatcher(),
+        peerDispatcher: (addr) => peerClient.dispatcher(peers.tlsNameOf?.(addr)),
       }),
     },
     resultTtlMs: config.jobs.result_ttl_seconds * 1000,

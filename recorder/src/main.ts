@@ -89,7 +89,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   // A certificate that cannot be served is a configuration to fix (exit 2), found before any camera starts.
   let certificate: ServingCertificate | undefined;
-  if (config.tls !== undefined) {
+  // A certificate from the CSR API (tls.kubernetes_csr) is the recorder's to obtain: it starts without one.
+  if (config.tls?.cert_file !== undefined && config.tls.key_file !== undefined) {
     try {
       certificate = await ServingCertificate.load({ certFile: config.tls.cert_file, keyFile: config.tls.key_file, log, clock: systemClock });
     } catch (err) {

@@ -41,6 +41,9 @@ import { repairOpenSegments } from './recording/segment-repair.js';
 import { SequenceStore } from './recording/sequence-store.js';
 import { SnapshotService } from './snapshot/snapshot-service.js';
 import { ServingCertificate } from './tls/serving-certificate.js';
+import { ensureNodeKey } from './tls/node-key.js';
+import { nodeCertificateFiles, provisionalPair } from './cluster/node-certificate-files.js';
+import type { ModeContext } from './modes/recorder-mode.js';
 import { systemClock, type Clock } from './util/clock.js';
 
 export interface RecorderDeps {
@@ -91,7 +94,17 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const { config, log, registry } = deps;
   const clock = deps.clock ?? systemClock;
   const tls = config.tls;
-  const certificate = deps.certificate ?? (tls === undefined ? undefined : await ServingCertificate.load({ certFile: tls.cert_file, keyFile: tls.key_file, log, clock }));
+  let nodeCertificate: ModeContext['nodeCertificate'];
+  let certificate = deps.certificate;
+  if (certificate === undefined && tls?.kubernetes_csr !== undefined) {
+    // The node's own key (made here when it has none) and, until one is issued, a provisional pair (kubernetes.md).
+    const files = nodeCertificateFiles(config.cluster.dataDir, deps.nodeName);
+    const key = await ensureNodeKey(files.keyFile, log);
+    certificate = await ServingCertificate.awaiting({ ...files, log, clock, provisional: provisionalPair(key, tls.kubernetes_csr.dns_names, clock.now()) });
+    nodeCertificate = { files, key, served: certificate };
+  } else if (certificate === undefined && tls?.cert_file !== undefined && tls.key_file !== undefined) {
+    certificate = await ServingCertificate.load({ certFile: tls.cert_file, keyFile: tls.key_file, log, clock });
+  }
   const recordPath = new RecordPathWatch({ recordPath: config.record_path, log }); // never creates record_path
   await recordPath.start();
   await mkdir(config.work_dir, { recursive: true });
@@ -108,7 +121,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const sequences = new SequenceStore(config.work_dir, config.record_path);
   const index = new SegmentIndex();
 
-  const mode = await startRecorderMode({ config, nodeName: deps.nodeName, version: deps.version, env: deps.env ?? {}, log, registry, clock });
+  const mode = await startRecorderMode({ config, nodeName: deps.nodeName, version: deps.version, env: deps.env ?? {}, log, registry, clock, ...(nodeCertificate === undefined ? {} : { nodeCertificate }) });
   const segmentClosed = async (seg: ClosedSegment): Promise<void> => {
     index.add(seg);
     await mode.segmentClosed(seg);
@@ -186,7 +199,13 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const clusterToken = fileClusterToken(config.auth.cluster_token_file, log, clock);
   const tokens = apiTokens(config, log, clock);
   const auth = new TokenAuthenticator(() => tokens.current(), config.auth.disabled, () => clusterToken.current());
-  const servedCertificate = certificate === undefined ? undefined : { notAfter: () => certificate.current.notAfter };
+  const served = certificate;
+  // A node certificate of the CSR API may be short-lived: its readiness margin is the last sixth of its lifetime when that is under 7 days.
+  const servedCertificate = served === undefined ? undefined : {
+    notAfter: () => served.current.notAfter,
+    waiting: () => served.waiting,
+    ...(nodeCertificate === undefined ? {} : { notBefore: () => served.current.notBefore }),
+  };
   const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock, certificate: servedCertificate });
   const peers = peerClient({ caFile: config.cluster.tls?.ca_file, log, clock });
   const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, peerClient: peers, clusterToken, clock, metrics: operations.metrics.jobs });
@@ -228,6 +247,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
       followIdleMs: config.stall_seconds * 1000,
     }),
     operations: operations.app,
+    ...(nodeCertificate === undefined ? {} : { certificateWait: () => served?.waiting }),
   });
   // Stops everything this function started, in order; the API server closes alongside (it may not be listening yet).
   const stopAll = async (server: RunningServer | undefined): Promise<void> => {

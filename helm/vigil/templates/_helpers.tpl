@@ -103,6 +103,11 @@ Arguments: (dict "ctx" $ "secret" NAME "key" KEY "length" N).
 {{/* The chart refuses contradictory values with a message naming them (the schema checks each value alone). */}}
 {{- define "vigil.validate" -}}
 {{- $o := .Values.operator -}}
+{{- $cm := .Values.tls.certManager -}}
+{{- if and .Values.tls.enabled $cm.enabled -}}
+{{- if not $cm.issuerRef.name }}{{ fail "tls.certManager.issuerRef.name is required with tls.certManager.enabled: the Issuer or ClusterIssuer that signs the recorders' certificates" }}{{ end -}}
+{{- if eq (empty $cm.caBundle.configMap) (empty $cm.caBundle.secret) }}{{ fail "tls.certManager.caBundle: name exactly one of configMap or secret (the CA bundle the recorders trust, e.g. a trust-manager Bundle target)" }}{{ end -}}
+{{- end -}}
 {{- if and $o.podDisruptionBudget.enabled (ge (int $o.podDisruptionBudget.minAvailable) (int $o.replicas)) -}}
 {{- fail (printf "operator.podDisruptionBudget.minAvailable (%d) must be below operator.replicas (%d): such a budget blocks every drain of a node running an operator Pod. With one replica set operator.podDisruptionBudget.enabled=false" (int $o.podDisruptionBudget.minAvailable) (int $o.replicas)) -}}
 {{- end -}}
@@ -144,3 +149,22 @@ Arguments: (dict "ctx" $ "secret" NAME "key" KEY "length" N).
 {{- end -}}
 {{- end -}}
 
+
+{{- /* The CSR signer the recorders name: the release CA's (the operator signs), or cert-manager's issuer. */ -}}
+{{- define "vigil.tlsSignerName" -}}
+{{- $cm := .Values.tls.certManager -}}
+{{- if $cm.enabled -}}
+{{- if eq $cm.issuerRef.kind "ClusterIssuer" -}}clusterissuers.cert-manager.io/{{ $cm.issuerRef.name }}
+{{- else -}}issuers.cert-manager.io/{{ .Release.Namespace }}.{{ $cm.issuerRef.name }}
+{{- end -}}
+{{- else -}}vigil.io/recorder-serving
+{{- end -}}
+{{- end -}}
+
+{{- /* Annotations every Ingress of the release carries: the user's, and with TLS the HTTPS backend for ingress-nginx. */ -}}
+{{- define "vigil.ingressAnnotations" -}}
+{{- $a := dict -}}
+{{- if .Values.tls.enabled }}{{ $_ := set $a "nginx.ingress.kubernetes.io/backend-protocol" "HTTPS" }}{{ end -}}
+{{- range $k, $v := .Values.ingress.annotations }}{{ $_ := set $a $k $v }}{{ end -}}
+{{- toYaml $a -}}
+{{- end -}}

@@ -166,9 +166,10 @@ export class KubeClient {
     return this.request<T>('POST', collectionPath(type, obj.metadata.namespace), { ...opts, body: obj });
   }
 
-  /** PUT with the object's resourceVersion: 409 when someone else wrote it first. */
-  replace<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions = {}): Promise<T> {
-    return this.request<T>('PUT', objectPath(type, obj.metadata.namespace, obj.metadata.name ?? ''), { ...opts, body: obj });
+  /** PUT with the object's resourceVersion: 409 when someone else wrote it first. A subresource: its own path (a CSR's approval). */
+  replace<T extends KubeObject>(type: ResourceType, obj: T, opts: RequestOptions & { subresource?: 'status' | 'approval' } = {}): Promise<T> {
+    const { subresource, ...rest } = opts;
+    return this.request<T>('PUT', objectPath(type, obj.metadata.namespace, obj.metadata.name ?? '', subresource), { ...rest, body: obj });
   }
 
   mergePatch<T extends KubeObject>(type: ResourceType, namespace: string | undefined, name: string, patch: unknown, opts: RequestOptions = {}): Promise<T> {

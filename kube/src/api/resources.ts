@@ -41,6 +41,7 @@ export const Resources = {
   roles: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
   roleBindings: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
   clusterRoleBindings: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+  certificateSigningRequests: { group: 'certificates.k8s.io', version: 'v1', plural: 'certificatesigningrequests', kind: 'CertificateSigningRequest', namespaced: false },
 } as const satisfies Record<string, ResourceType>;
 
 export const VIGIL_API_VERSION = API_VERSION;

@@ -72,6 +72,24 @@ export interface Secret extends KubeObject {
   data?: Record<string, string>;
 }
 
+/** certificates.k8s.io/v1 CertificateSigningRequest: request and certificate are base64 of PEM, as the JSON form has them. */
+export interface CertificateSigningRequest extends KubeObject {
+  spec: {
+    request: string;
+    signerName: string;
+    usages?: string[];
+    expirationSeconds?: number;
+    /** Set by the API server from the authenticated caller, never by the requester. */
+    username?: string;
+    uid?: string;
+    groups?: string[];
+  };
+  status?: {
+    conditions?: Array<{ type: string; status: string; reason?: string; message?: string; lastUpdateTime?: string; lastTransitionTime?: string }>;
+    certificate?: string;
+  };
+}
+
 export interface ServiceAccount extends KubeObject {
   automountServiceAccountToken?: boolean;
   imagePullSecrets?: Array<{ name: string }>;

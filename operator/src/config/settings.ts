@@ -1,6 +1,7 @@
 // The settings file (--settings, rendered by the chart into a ConfigMap): what the recorder Pods are made of.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
+import { DEFAULT_RECORDER_SIGNER } from '@vigil/crds';
 import { z } from 'zod';
 
 const name = z.string().min(1).max(253).regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'must be a Kubernetes object name (lowercase letters, digits, "-", ".")' });
@@ -17,6 +18,38 @@ const quantity = z.union([
 const resourceList = z.object({ cpu: quantity.optional(), memory: quantity.optional(), 'ephemeral-storage': quantity.optional() }).strict();
 const absolutePath = z.string().regex(/^\/\S*$/, { message: 'must be an absolute path' });
 const port = z.number().int().min(1).max(65535);
+/** A host name, or a template of one with `{node}` (the node's DNS label). */
+const hostTemplate = z.string().regex(/^[a-z0-9]([a-z0-9.{}-]*[a-z0-9}])?$/, { message: 'must be a host name, optionally with "{node}", e.g. "{node}.recorders.example.com"' });
+
+/**
+ * TLS between the recorders (kubernetes.md "Node certificates"): each recorder Pod's own key and a certificate for its
+ * names through the Kubernetes CSR API, approved by the operator; signed by the release CA (`sign: true`) or by the
+ * signer the name designates (cert-manager).
+ */
+const tlsSettings = z
+  .object({
+    /** The signer the recorders' requests name; the operator approves those (and only those) that are a node's own. */
+    signerName: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/, { message: 'must be a signer name "domain/name", e.g. vigil.io/recorder-serving or issuers.cert-manager.io/vigil.vigil-ca' }).default(DEFAULT_RECORDER_SIGNER),
+    /** true: the operator signs with the release CA (Secret vigil-ca) and publishes its certificate (ConfigMap vigil-ca). */
+    sign: z.boolean().default(true),
+    /** How long a node certificate the operator signs is valid (a node renews after two thirds of it). */
+    certificateLifetimeSeconds: z.number().int().min(60).max(10 * 366 * 86400).default(90 * 86400),
+    /** The cluster's DNS domain: a node's certificate names <service>.<namespace>.svc.<clusterDomain> too. */
+    clusterDomain: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'must be a DNS domain such as cluster.local' }).default('cluster.local'),
+    /** More names every node's certificate carries (each may contain {node}), e.g. a host per node in an internal zone. */
+    extraDnsNames: z.array(hostTemplate).default([]),
+    /** What the recorder Pods mount as cluster.tls.ca_file: the release CA's ConfigMap, or a bundle cert-manager/trust-manager keeps. */
+    caBundle: z
+      .object({ configMap: name.optional(), secret: name.optional(), key: z.string().min(1).default('ca.crt') })
+      .strict()
+      .refine((b) => (b.configMap === undefined) !== (b.secret === undefined), { message: 'must name exactly one of configMap or secret' })
+      .default({ configMap: 'vigil-ca', key: 'ca.crt' }),
+  })
+  .strict()
+  .refine((t) => !t.sign || (t.caBundle.configMap === 'vigil-ca' && t.caBundle.key === 'ca.crt'), {
+    message: 'with sign: true the recorders trust the release CA, which the operator publishes in ConfigMap vigil-ca (key ca.crt); name another bundle only with sign: false',
+    path: ['caBundle'],
+  });
 
 export const settingsSchema = z
   .object({
@@ -88,9 +121,12 @@ export const settingsSchema = z
         hostTemplate: z.string().regex(/^[a-z0-9.{}-]*\{node\}[a-z0-9.{}-]*$/, { message: 'must contain "{node}" and otherwise only host-name characters, e.g. "{node}.vigil.example.com"' }),
         className: z.string().min(1).optional(),
         tlsSecretName: name.optional(),
+        /** Annotations of every per-node Ingress (the chart's ingress.annotations; backend-protocol HTTPS with TLS). */
+        annotations: z.record(z.string(), z.string()).default({}),
       })
       .strict()
       .optional(),
+    tls: tlsSettings.optional(),
   })
   .strict();
 

@@ -2,7 +2,7 @@
 import { OPERATOR_FIELD_MANAGER, type Camera, type RecorderNode } from '@vigil/crds';
 import type { Logger } from 'pino';
 import {
-  isAlreadyExists, type Binding, type Clock, type ConfigMap, type Informer, type Ingress, type KubeClient, type KubeObject, type Lease, type Node, type Pod,
+  isAlreadyExists, type Binding, type CertificateSigningRequest, type Clock, type ConfigMap, type Informer, type Ingress, type KubeClient, type KubeObject, type Lease, type Node, type Pod,
   type ResourceType, type Role, type Secret, type Service, type ServiceAccount,
 } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
@@ -26,6 +26,8 @@ export interface Caches {
   roles: Informer<Role>;
   roleBindings: Informer<Binding>;
   clusterRoleBindings: Informer<Binding>;
+  /** The recorders' certificate requests of the configured signer; only with the settings' tls. */
+  certificateSigningRequests?: Informer<CertificateSigningRequest>;
 }
 
 export interface ControllerContext {

@@ -9,6 +9,7 @@ import type { Pod } from '@vigil/kube';
 import { NODE_ANNOTATION, recorderLabels, recorderName } from './names.js';
 import type { OwnerReference } from '@vigil/crds';
 import { advertiseUrl, publicUrl } from './urls.js';
+import { nodeCertificateNames } from './node-certificate.js';
 
 /** Where the recorder finds what the Pod gives it; the recorder ConfigMap's config.yaml refers to these paths. */
 export const MountPaths = {
@@ -18,6 +19,8 @@ export const MountPaths = {
   license: '/etc/vigil/vigil.lic',
   recordings: '/var/lib/vigil/recordings',
   data: '/var/lib/vigil/data',
+  /** The CA bundle the recorders check each other's certificates against (cluster.tls.ca_file = <this>/ca.crt). */
+  clusterCa: '/etc/vigil/cluster-ca',
   /** The root filesystem is read-only: a small scratch folder for whatever a library writes there. */
   tmp: '/tmp',
 } as const;
@@ -44,6 +47,8 @@ function env(nodeName: string, ctx: PodContext, settings: Settings): V1EnvVar[] 
   ];
   const pub = publicUrl(nodeName, settings);
   if (pub) vars.push({ name: 'VIGIL_CLUSTER_PUBLIC_URL', value: pub });
+  // The names this node's certificate must carry (the operator approves a request for exactly these).
+  if (settings.tls) vars.push({ name: 'VIGIL_TLS_DNS_NAMES', value: nodeCertificateNames(nodeName, ctx.namespace, settings).join(',') });
   if (settings.recorder.secrets.database) {
     vars.push({ name: 'VIGIL_DATABASE_URL', valueFrom: { secretKeyRef: { name: settings.recorder.secrets.database, key: 'url' } } });
   }
@@ -69,6 +74,12 @@ function volumes(settings: Settings): { volumes: V1Volume[]; mounts: V1VolumeMou
     { name: 'data', mountPath: MountPaths.data },
     { name: 'tmp', mountPath: MountPaths.tmp },
   ];
+  const bundle = settings.tls?.caBundle;
+  if (bundle) {
+    const items = [{ key: bundle.key, path: 'ca.crt' }];
+    volumes.push(bundle.configMap !== undefined ? { name: 'cluster-ca', configMap: { name: bundle.configMap, items } } : { name: 'cluster-ca', secret: { secretName: bundle.secret ?? '', items } });
+    mounts.push({ name: 'cluster-ca', mountPath: MountPaths.clusterCa, readOnly: true });
+  }
   if (r.secrets.license) {
     volumes.push({ name: 'license', secret: { secretName: r.secrets.license, items: [{ key: 'vigil.lic', path: 'vigil.lic' }] } });
     mounts.push({ name: 'license', mountPath: MountPaths.license, subPath: 'vigil.lic', readOnly: true });
@@ -102,6 +113,7 @@ function prepareDirs(settings: Settings, mounts: V1VolumeMount[]): V1Container {
 
 function container(nodeName: string, ctx: PodContext, settings: Settings, mounts: V1VolumeMount[]): V1Container {
   const r = settings.recorder;
+  const scheme = settings.tls === undefined ? {} : { scheme: 'HTTPS' };
   const c: V1Container = {
     name: 'recorder',
     image: r.image,
@@ -112,8 +124,9 @@ function container(nodeName: string, ctx: PodContext, settings: Settings, mounts
       { name: 'api', containerPort: r.ports.api, protocol: 'TCP' },
       { name: 'metrics', containerPort: r.ports.metrics, protocol: 'TCP' },
     ],
-    readinessProbe: { httpGet: { path: '/api/health/ready', port: r.ports.api }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 },
-    livenessProbe: { httpGet: { path: '/api/health/live', port: r.ports.api }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
+    // With TLS the API port speaks HTTPS only; the kubelet does not check the certificate of a probe.
+    readinessProbe: { httpGet: { path: '/api/health/ready', port: r.ports.api, ...scheme }, periodSeconds: 5, timeoutSeconds: 3, failureThreshold: 3 },
+    livenessProbe: { httpGet: { path: '/api/health/live', port: r.ports.api, ...scheme }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 6 },
     volumeMounts: mounts,
     securityContext: { ...LOCKED_DOWN, runAsUser: RECORDER_UID, runAsGroup: RECORDER_UID, runAsNonRoot: true },
     resources: r.resources as V1Container['resources'],

@@ -38,7 +38,8 @@ export function desiredIngress(rn: RecorderNode, settings: Settings, namespace: 
   return {
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',
-    metadata: { name, namespace, labels: recorderLabels(nodeName), annotations: { [NODE_ANNOTATION]: nodeName }, ownerReferences: [owner] },
+    // The settings' annotations first (e.g. ingress-nginx's backend-protocol HTTPS when the recorders serve TLS).
+    metadata: { name, namespace, labels: recorderLabels(nodeName), annotations: { ...settings.ingress.annotations, [NODE_ANNOTATION]: nodeName }, ownerReferences: [owner] },
     spec,
   };
 }

@@ -2,8 +2,9 @@
 import type { Settings } from '../config/settings.js';
 import { nodeHostLabel, recorderName } from './names.js';
 
+/** https:// when the recorders serve TLS (settings tls): a cluster's API is never plain by default. */
 export function advertiseUrl(nodeName: string, namespace: string, settings: Settings): string {
-  return `http://${recorderName(nodeName)}.${namespace}.svc:${settings.recorder.ports.api}`;
+  return `${settings.tls === undefined ? 'http' : 'https'}://${recorderName(nodeName)}.${namespace}.svc:${settings.recorder.ports.api}`;
 }
 
 /** The node's Ingress host, when a per-node host template is configured. */

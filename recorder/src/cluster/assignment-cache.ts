@@ -1,9 +1,11 @@
 // The cameras this node was last told to record, kept in cluster.dataDir/node_<name>/ so a restart without the API records them.
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Camera } from '../cameras/camera.js';
 
 const FILE = 'assignment.json';
+/** The node's key and certificate (tls.kubernetes_csr): a node that leaves keeps them, only deleting node_<name> by hand loses them. */
+export const NODE_TLS_DIR = 'tls';
 
 export class AssignmentCache {
   readonly dir: string;
@@ -32,8 +34,13 @@ export class AssignmentCache {
     await rename(tmp, join(this.dir, FILE));
   }
 
-  /** `POST /cluster/leave`: the node's cluster state is erased. */
+  /** `POST /cluster/leave`: the node's cluster state is erased, but for its key and certificate (tls/), which it keeps. */
   async erase(): Promise<void> {
-    await rm(this.dir, { recursive: true, force: true });
+    const entries = await readdir(this.dir).catch(() => [] as string[]);
+    if (!entries.includes(NODE_TLS_DIR)) {
+      await rm(this.dir, { recursive: true, force: true });
+      return;
+    }
+    await Promise.all(entries.filter((e) => e !== NODE_TLS_DIR).map((e) => rm(join(this.dir, e), { recursive: true, force: true })));
   }
 }

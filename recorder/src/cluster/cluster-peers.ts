@@ -1,4 +1,5 @@
 // The peers /assemble may fetch parts from in a cluster: the RecorderNodes' internal URLs (plus any static cluster.peers).
+import { recorderServiceHost } from '@vigil/crds';
 import type { PeerDirectory } from '../peers/peer-directory.js';
 import type { ClusterView } from './cluster-view.js';
 
@@ -12,13 +13,23 @@ export function hostPortOf(url: string): string | undefined {
   }
 }
 
-export function clusterPeerDirectory(view: ClusterView, staticPeers: PeerDirectory): PeerDirectory {
-  const urlOf = (addr: string): string | undefined => {
+export function clusterPeerDirectory(view: ClusterView, staticPeers: PeerDirectory, namespace: string): PeerDirectory {
+  const nodeAt = (addr: string): { node: string; url: string } | undefined => {
     for (const rn of view.recorderNodes.list()) {
-      const { url } = view.urlsOf(rn.metadata.name ?? '');
-      if (url !== undefined && hostPortOf(url) === addr) return url.replace(/\/+$/, '');
+      const node = rn.metadata.name ?? '';
+      const { url } = view.urlsOf(node);
+      if (url !== undefined && hostPortOf(url) === addr) return { node, url: url.replace(/\/+$/, '') };
     }
-    return staticPeers.urlOf(addr);
+    return undefined;
   };
-  return { isKnownPeer: (addr) => urlOf(addr) !== undefined, urlOf };
+  const urlOf = (addr: string): string | undefined => nodeAt(addr)?.url ?? staticPeers.urlOf(addr);
+  return {
+    isKnownPeer: (addr) => urlOf(addr) !== undefined,
+    urlOf,
+    // A RecorderNode's recorder must present the certificate of its own Service, at whatever address it is reached.
+    tlsNameOf: (addr) => {
+      const at = nodeAt(addr);
+      return at === undefined ? undefined : recorderServiceHost(at.node, namespace);
+    },
+  };
 }

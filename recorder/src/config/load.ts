@@ -113,6 +113,7 @@ export const ENVIRONMENT_OVERRIDES: Readonly<Record<string, readonly string[]>> 
   VIGIL_CLUSTER_ADVERTISE_URL: ['cluster', 'advertise_url'],
   VIGIL_CLUSTER_PUBLIC_URL: ['cluster', 'public_url'],
   VIGIL_DATABASE_URL: ['database', 'url'],
+  VIGIL_TLS_DNS_NAMES: ['tls', 'kubernetes_csr', 'dns_names'],
 };
 
 function environmentOverlay(env: Readonly<Record<string, string | undefined>>): { doc: Plain; from: Map<string, string> } {

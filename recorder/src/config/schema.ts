@@ -60,15 +60,40 @@ const baseUrlSchema = z
 /** Kubernetes namespace names are DNS labels. */
 const NAMESPACE_PATTERN = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
-/** HTTPS on `listen`: the node's certificate (full chain, PEM) and its private key, re-read when they change. */
+/** A host name a certificate may be for (the DNS names of a node's request). */
+const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?(\.[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * HTTPS on `listen`, from one of two sources: files (the node's certificate, full chain, PEM, and its private key,
+ * re-read when they change), or — in cluster mode on Kubernetes — the node's own key and a certificate issued through
+ * the CSR API, kept in cluster.dataDir/node_<name>/tls/ (kubernetes.md "Node certificates").
+ */
 const tlsSchema = z
   .object({
     /** PEM: the node's own certificate first, then the intermediates that issued it. */
-    cert_file: z.string().min(1),
+    cert_file: z.string().min(1).optional(),
     /** PEM: the private key of the first certificate of cert_file (unencrypted). */
-    key_file: z.string().min(1),
+    key_file: z.string().min(1).optional(),
+    kubernetes_csr: z
+      .object({
+        /** The signer the node's CertificateSigningRequest names. */
+        signer_name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/, { message: 'must be a signer name "domain/name"' }).default('vigil.io/recorder-serving'),
+        /** The names the certificate is for (the operator sets them per Pod: VIGIL_TLS_DNS_NAMES, comma-separated). */
+        dns_names: z.preprocess(
+          (v) => (typeof v === 'string' ? v.split(',').map((s) => s.trim()).filter((s) => s !== '') : v),
+          z.array(z.string().regex(DNS_NAME, { message: 'must be a lower-case DNS name' })).min(1, { message: 'at least one name is required (VIGIL_TLS_DNS_NAMES)' }),
+        ),
+      })
+      .strict()
+      .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((t, ctx) => {
+    const files = t.cert_file !== undefined || t.key_file !== undefined;
+    if (files && t.kubernetes_csr !== undefined) ctx.addIssue({ code: 'custom', path: ['kubernetes_csr'], message: 'cannot be combined with cert_file and key_file: the certificate comes from the files or from the CSR API, not both' });
+    else if (!files && t.kubernetes_csr === undefined) ctx.addIssue({ code: 'custom', message: 'set cert_file and key_file, or kubernetes_csr' });
+    else if (files && (t.cert_file === undefined || t.key_file === undefined)) ctx.addIssue({ code: 'custom', path: [t.cert_file === undefined ? 'cert_file' : 'key_file'], message: 'cert_file and key_file go together' });
+  });
 
 export const tokenSchema = z
   .object({
@@ -213,6 +238,9 @@ export const configSchema = z
       }
       seen.set(cam.id, i);
     });
+    if (cfg.tls?.kubernetes_csr !== undefined && !cfg.cluster.enabled) {
+      ctx.addIssue({ code: 'custom', path: ['tls', 'kubernetes_csr'], message: 'needs cluster.enabled: true (the certificate is asked for through the Kubernetes API)' });
+    }
     // Other nodes and 307s use advertise_url: with TLS on, this node answers plain HTTP with an error only.
     if (cfg.tls !== undefined && cfg.cluster.enabled && cfg.cluster.advertise_url?.startsWith('http://') === true) {
       ctx.addIssue({ code: 'custom', path: ['cluster', 'advertise_url'], message: 'must be an https:// URL when tls is set (this node serves HTTPS only)' });

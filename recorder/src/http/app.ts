@@ -6,6 +6,7 @@ import type { CameraLocator } from '../cameras/camera-locator.js';
 import type { TokenAuthenticator } from './auth.js';
 import { installCameraRouting } from './camera-routing.js';
 import { installCrossOrigin } from './cross-origin.js';
+import { installCertificateGate, type CertificateWait } from './certificate-gate.js';
 import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { installLiveSocket } from './live-socket.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   cluster?: ClusterControl | undefined;
   /** Readiness checks, the node metrics record and request timing (Prometheus). */
   operations: { readiness: ReadinessSource; nodeMetrics(): Promise<NodeMetricsRecord>; observeRequest?: RequestObserver };
+  /** What the node waits for before its API is served (tls.kubernetes_csr); absent: always served. */
+  certificateWait?: CertificateWait;
   /** Where the bundled page lives (default dist/web). */
   webRoot?: string;
 }
@@ -78,6 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.operations.observeRequest !== undefined) installRequestMetrics(app, deps.operations.observeRequest);
   installCameraRouting(app, deps.locator);
   installCrossOrigin(app);
+  if (deps.certificateWait !== undefined) installCertificateGate(app, deps.certificateWait);
   await app.register(healthRoutes, { version: deps.version });
   await app.register(readyRoutes, { version: deps.version, auth: deps.auth, readiness: deps.operations.readiness });
   await app.register(nodeMetricsRoutes, { auth: deps.auth, read: deps.operations.nodeMetrics });
@@ -102,6 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     locator: deps.locator,
     log: deps.log,
     waitForStreamMs: deps.stallSeconds * 1000,
+    ...(deps.certificateWait === undefined ? {} : { certificateWait: deps.certificateWait }),
     ...(deps.liveLimits === undefined ? {} : { limits: deps.liveLimits }),
   });
   return app;

@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   not_clustered: { status: 404, message: 'this node does not run in a cluster (cluster.enabled is false)' },
   node_not_found: { status: 404, message: 'no such cluster node (RecorderNode)' },
   invalid_membership: { status: 400, message: 'the membership must name at least one node' },
+  certificate_pending: { status: 503, message: 'this node is waiting for its certificate; its API is not served until it has one' },
   cluster_unreachable: { status: 503, message: "the cluster's state store (the Kubernetes API) cannot be reached" },
   invalid_filename: { status: 400, message: "the file name is not a segment file name of the camera" },
   segment_not_found: { status: 404, message: 'no such segment file on this node' },

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { pendingCertificateError, type CertificateWait } from './certificate-gate.js';
 import { CAMERA_ID_PATTERN } from '../config/schema.js';
 import type { CameraLocator } from '../cameras/camera-locator.js';
 import type { TokenAuthenticator } from './auth.js';
@@ -20,6 +21,8 @@ export interface LiveSocketOptions {
   /** A viewer of a camera that is not streaming yet waits this long for the init segment (stall_seconds). */
   waitForStreamMs: number;
   limits?: Partial<LiveLimits>;
+  /** While this answers a reason, upgrades are refused 503 certificate_pending. */
+  certificateWait?: CertificateWait;
 }
 
 const LIVE_PATH = /^\/websocket\/([^/]+)$/;
@@ -36,6 +39,11 @@ export function installLiveSocket(app: FastifyInstance, opts: LiveSocketOptions)
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => undefined);
+    const waiting = opts.certificateWait?.();
+    if (waiting !== undefined) {
+      rejectUpgrade(socket, 'certificate_pending', pendingCertificateError(waiting).message);
+      return;
+    }
     const url = new URL(req.url ?? '/', 'http://upgrade.invalid');
     const match = LIVE_PATH.exec(url.pathname);
     if (match?.[1] === undefined) {

@@ -18,7 +18,8 @@ export interface AssembleDeps {
   /** Base URL of a known peer; the route refused unknown ones, so undefined here means it left meanwhile. */
   peerUrl(peerAddr: string): string | undefined;
   /** The connection pool for peers (TLS: their certificates checked against the cluster's CA); default undici's global one. */
-  peerDispatcher?(): Promise<Dispatcher>;
+  /** The pool to fetch a part from `peerAddr` with (its certificate checked as that peer). */
+  peerDispatcher?(peerAddr: string): Promise<Dispatcher>;
   /** Per-part download deadline. */
   partTimeoutMs?: number;
 }
@@ -31,7 +32,7 @@ async function fetchPart(part: AssemblePart, target: string, deps: AssembleDeps,
     const url = `${base}/api/archive/jobs/${encodeURIComponent(part.peer_job_id)}/download`;
     // Loaded at the first assembly: an HTTP client is a few MiB of memory a recorder that never assembles does not need.
     const { request } = await import('undici');
-    const dispatcher = await deps.peerDispatcher?.();
+    const dispatcher = await deps.peerDispatcher?.(part.peer_addr);
     const res = await request(url, {
       method: 'GET',
       ...(dispatcher === undefined ? {} : { dispatcher }),

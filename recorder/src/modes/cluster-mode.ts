@@ -11,6 +11,7 @@ import { connectToKubernetes, kubeClock } from '../cluster/kube-connection.js';
 import { LeftNodeWatch } from '../cluster/left-node-watch.js';
 import { MembershipRequestChannel } from '../cluster/membership-request-channel.js';
 import { RecordingReporter } from '../cluster/recording-reporter.js';
+import { NodeCertificateRequester } from '../cluster/node-certificate-requester.js';
 import { staticPeerDirectory } from '../peers/peer-directory.js';
 import { startDatabaseServices } from './database-mode.js';
 import type { ModeContext, RecorderMode } from './recorder-mode.js';
@@ -34,13 +35,22 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
   const membership = new ClusterMembership({ view, nodeName, heartbeat, requests, source, cache, clock, log });
   const db = config.database === undefined ? undefined : await startDatabaseServices(ctx, config.database);
   const reporters: Array<{ stop(): void }> = [];
+  // The node's certificate is asked for at once (its API is not served before), whatever the cameras do.
+  const csr = config.tls?.kubernetes_csr;
+  if (csr !== undefined && ctx.nodeCertificate !== undefined) {
+    const requester = new NodeCertificateRequester({
+      client, nodeName, ...ctx.nodeCertificate, dnsNames: csr.dns_names, signerName: csr.signer_name, caFile: config.cluster.tls?.ca_file, clock, log,
+    });
+    requester.start();
+    reporters.push(requester);
+  }
   log.info({ namespace, node: nodeName, url: advertised, public_url: config.cluster.public_url }, 'cluster mode: cameras come from the Camera resources assigned to this node');
 
   return {
     kind: 'cluster',
     archive: db?.archive,
     locator: clusterLocator(view, ctx.registry, nodeName),
-    peers: clusterPeerDirectory(view, staticPeerDirectory(config.cluster.peers, config.tls === undefined ? 'http' : 'https')),
+    peers: clusterPeerDirectory(view, staticPeerDirectory(config.cluster.peers, config.tls === undefined ? 'http' : 'https'), namespace),
     storagePing: db === undefined ? undefined : () => db.pool.query('SELECT 1'),
     clusterStore: {
       // The API answers: the caches have listed and the heartbeat was renewed within the silence limit.

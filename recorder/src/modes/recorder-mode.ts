@@ -1,4 +1,7 @@
 // The seam between the recorder and where it runs: standalone, with a database, or in a cluster — chosen once at start.
+import type { KeyObject } from 'node:crypto';
+import type { NodeCertificateFiles } from '../cluster/node-certificate-files.js';
+import type { ServedNodeCertificate } from '../cluster/node-certificate-requester.js';
 import type { Logger } from 'pino';
 import type { ArchiveSource } from '../archive/segment-listing.js';
 import type { CameraLocator } from '../cameras/camera-locator.js';
@@ -23,6 +26,8 @@ export interface ModeContext {
   /** The mode publishes its cameras here (the configuration file's are published by the recorder in every mode). */
   registry: CameraRegistry;
   clock: Clock;
+  /** Cluster mode with tls.kubernetes_csr: the node's key, its certificate files and the served certificate to keep current. */
+  nodeCertificate?: { files: NodeCertificateFiles; key: KeyObject; served: ServedNodeCertificate };
 }
 
 /** What a mode may ask of the cameras running on this node. */

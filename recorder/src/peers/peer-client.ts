@@ -13,8 +13,11 @@ export interface PeerClientOptions {
 }
 
 export interface PeerClient {
-  /** The connection pool for the next call to a peer (undici is loaded at the first call: most nodes never make one). */
-  dispatcher(): Promise<Agent>;
+  /**
+   * The connection pool for the next call to a peer (undici is loaded at the first call: most nodes never make one);
+   * with `tlsName`, the peer's certificate must name that host, whatever address the URL gives.
+   */
+  dispatcher(tlsName?: string): Promise<Agent>;
   close(): Promise<void>;
 }
 
@@ -33,23 +36,27 @@ export function peerClient(opts: PeerClientOptions): PeerClient {
     opts.caFile === undefined
       ? undefined
       : watchedFile({ path: opts.caFile, what: 'cluster.tls.ca_file', log: opts.log, parse: parseCaBundle, forgetWhenMissing: false, ...(opts.clock === undefined ? {} : { clock: opts.clock }) });
-  let current: { agent: Agent; ca: string | undefined } | undefined;
+  /** One pool per name checked ('' = the URL's host), all for the same CA bundle. */
+  const pools = new Map<string, { agent: Agent; ca: string | undefined }>();
   return {
-    dispatcher: async () => {
+    dispatcher: async (tlsName) => {
       const { Agent: UndiciAgent } = await import('undici');
       // Nothing awaited from here on: two calls at once share one pool.
       const bundle = ca?.current();
       if (ca !== undefined && bundle === undefined) throw new Error(`cluster.tls.ca_file ${opts.caFile ?? ''} cannot be read, so no peer's certificate can be checked`);
+      const key = tlsName ?? '';
+      const current = pools.get(key);
       if (current !== undefined && current.ca === bundle) return current.agent;
-      const previous = current;
-      current = { agent: new UndiciAgent({ keepAliveTimeout: 4_000, connect: { minVersion: 'TLSv1.2', ...(bundle === undefined ? {} : { ca: bundle }) } }), ca: bundle };
+      const connect = { minVersion: 'TLSv1.2' as const, ...(bundle === undefined ? {} : { ca: bundle }), ...(tlsName === undefined ? {} : { servername: tlsName }) };
+      const next = { agent: new UndiciAgent({ keepAliveTimeout: 4_000, connect }), ca: bundle };
+      pools.set(key, next);
       // A renewed CA: downloads in flight finish on the old pool, new ones check against the new bundle.
-      if (previous !== undefined) void previous.agent.close().catch(() => undefined);
-      return current.agent;
+      if (current !== undefined) void current.agent.close().catch(() => undefined);
+      return next.agent;
     },
     close: async () => {
-      await current?.agent.close().catch(() => undefined);
-      current = undefined;
+      await Promise.all([...pools.values()].map((p) => p.agent.close().catch(() => undefined)));
+      pools.clear();
     },
   };
 }

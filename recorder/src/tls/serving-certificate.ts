@@ -1,9 +1,10 @@
-// The certificate the API serves: loaded at start, looked at again every few seconds (and on SIGHUP), swapped only for a good pair.
+// The certificate the API serves: loaded at start, looked at again every few seconds (and on SIGHUP), swapped only for a
+// good pair. A node whose certificate is issued later (tls.kubernetes_csr) starts on a provisional pair and waits.
 import { stat } from 'node:fs/promises';
 import type { SecureContextOptions } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../util/clock.js';
-import { CertificateError, readCertificatePair, type CertificateFiles, type CertificatePair } from './certificate-pair.js';
+import { CertificateError, parseCertificatePair, readCertificatePair, type CertificateFiles, type CertificatePair } from './certificate-pair.js';
 import { secureContextOptions } from './tls-policy.js';
 
 /** How often the files are looked at: a renewed certificate is served within this (plus SETTLE_MS), well within a minute. */
@@ -40,12 +41,41 @@ export class ServingCertificate {
   #timer: TimerHandle | undefined;
   #settleTimer: TimerHandle | undefined;
   #checking: Promise<void> | undefined;
+  /** Set while the served pair is a provisional one: what the node waits for (a sentence for readiness and the gate). */
+  #waiting: string | undefined;
 
-  private constructor(opts: ServingCertificateOptions, pair: CertificatePair, stamp: string) {
+  private constructor(opts: ServingCertificateOptions, pair: CertificatePair, stamp: string, waiting?: string) {
     this.#opts = opts;
     this.#log = opts.log.child({ component: 'tls' });
     this.#pair = pair;
     this.#readStamp = stamp;
+    this.#waiting = waiting;
+  }
+
+  /**
+   * A node that gets its certificate later: the files' pair when they hold a good one, else `provisional` (a
+   * self-signed pair nobody trusts, so that the port speaks TLS for the kubelet's probes) until they do.
+   */
+  static async awaiting(opts: ServingCertificateOptions & { provisional: { certPem: string; keyPem: string } }): Promise<ServingCertificate> {
+    try {
+      const loaded = await ServingCertificate.load(opts);
+      if (loaded.current.notAfter.getTime() > opts.clock.now()) return loaded;
+      loaded.stop();
+    } catch (err) {
+      if (!(err instanceof CertificateError)) throw err;
+    }
+    const pair = parseCertificatePair(opts.provisional.certPem, opts.provisional.keyPem, { certFile: '(provisional)', keyFile: '(provisional)' });
+    return new ServingCertificate(opts, pair, '', 'no certificate has been issued to this node yet');
+  }
+
+  /** What the node waits for while it serves a provisional pair; undefined once it serves a real one. */
+  get waiting(): string | undefined {
+    return this.#waiting;
+  }
+
+  /** Says (for readiness and the 503s) why the node still waits: its request's state. Ignored once it has a certificate. */
+  setWaiting(reason: string): void {
+    if (this.#waiting !== undefined) this.#waiting = reason;
   }
 
   /** Reads the pair at start; throws CertificateError naming the key and file when it cannot be served. */
@@ -104,7 +134,8 @@ export class ServingCertificate {
     try {
       stamp = await filesStamp(this.#opts);
     } catch (err) {
-      this.#fail(`${(err as NodeJS.ErrnoException).path ?? 'a file'} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      // Waiting for a first certificate, missing files are the normal state, not an error.
+      if (this.#waiting === undefined) this.#fail(`${(err as NodeJS.ErrnoException).path ?? 'a file'} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       return;
     }
     if (!force && stamp === this.#readStamp) return;
@@ -129,6 +160,12 @@ export class ServingCertificate {
     if (pair.certPem === this.#pair.certPem && pair.keyPem === this.#pair.keyPem) return;
     const previous = this.#pair;
     this.#pair = pair;
+    if (this.#waiting !== undefined) {
+      this.#waiting = undefined;
+      this.#log.info({ cert_file: this.#opts.certFile, ...describe(pair) }, 'serving HTTPS with the certificate issued to this node; its API is served from now on');
+      for (const fn of this.#listeners) fn(pair);
+      return;
+    }
     this.#log.info({ cert_file: this.#opts.certFile, ...describe(pair), previous_serial: previous.serial }, 'certificate renewed: new connections get the new certificate, open ones keep going');
     for (const fn of this.#listeners) fn(pair);
   }

@@ -1,7 +1,7 @@
 // The whole cluster on loopback: emulator, PostgreSQL, two operators, a recorder process per node standing for its Pod, GStreamer cameras.
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
+import { SETTINGS_YAML, startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
 import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
 import { startTestPostgres, type TestPostgres } from '@vigil/testing/postgres';
 import { waitUntil } from '@vigil/testing/processes';
@@ -28,6 +28,19 @@ const RECORDER_CONFIG = {
   log_level: 'info',
 };
 
+/** What the chart adds to the recorder ConfigMap with tls.enabled (the default): the node's key and CSR, the CA mount. */
+const RECORDER_TLS_CONFIG = {
+  tls: { kubernetes_csr: { signer_name: 'vigil.io/recorder-serving' } },
+  cluster: { ...RECORDER_CONFIG.cluster, tls: { ca_file: '/etc/vigil/cluster-ca/ca.crt' } },
+};
+
+export interface LoopbackClusterOptions {
+  nodes: string[];
+  cameraCount: number;
+  /** TLS as the chart's default makes it: node certificates from the operator's release CA, this long-lived. */
+  tls?: { certificateLifetimeSeconds: number };
+}
+
 export interface LoopbackCluster {
   cluster: TestCluster;
   db: TestPostgres;
@@ -48,9 +61,11 @@ function secret(name: string, data: Record<string, string>): { metadata: { name:
   return { metadata: { name }, stringData: data };
 }
 
-export async function startLoopbackCluster(t: TestContext, opts: { nodes: string[]; cameraCount: number }): Promise<LoopbackCluster> {
+export async function startLoopbackCluster(t: TestContext, opts: LoopbackClusterOptions): Promise<LoopbackCluster> {
   const dir = await tempDir(t, 'vigil-loopback-cluster-');
-  const cluster = await startTestCluster(t, { recorderConfigYaml: stringify(RECORDER_CONFIG) });
+  const cluster = await startTestCluster(t, opts.tls === undefined
+    ? { recorderConfigYaml: stringify(RECORDER_CONFIG) }
+    : { recorderConfigYaml: stringify({ ...RECORDER_CONFIG, ...RECORDER_TLS_CONFIG }), settingsYaml: `${SETTINGS_YAML}tls:\n  certificateLifetimeSeconds: ${opts.tls.certificateLifetimeSeconds}\n` });
   const db = await startTestPostgres();
   t.after(() => db.destroy());
   const { namespace, core } = cluster;

@@ -56,8 +56,13 @@ async function volumeDir(cluster: TestCluster, volume: V1Volume, dir: string): P
   await mkdir(local, { recursive: true });
   const files: Record<string, string> = {};
   if (volume.configMap !== undefined) {
-    const cm = await cluster.core.readNamespacedConfigMap({ name: volume.configMap.name ?? '', namespace: cluster.namespace });
-    Object.assign(files, cm.data ?? {});
+    // As the kubelet: a Pod whose ConfigMap does not exist yet (the release CA's, say) waits for it.
+    let data: Record<string, string> | undefined;
+    await waitUntil(async () => {
+      data = (await cluster.core.readNamespacedConfigMap({ name: volume.configMap?.name ?? '', namespace: cluster.namespace }).catch(() => undefined))?.data;
+      return data !== undefined;
+    }, 30_000, `ConfigMap ${volume.configMap.name ?? ''} of volume ${volume.name}`, 100);
+    Object.assign(files, data);
   } else if (volume.secret !== undefined) {
     Object.assign(files, await secretData(cluster, volume.secret.secretName ?? ''));
   }
@@ -122,8 +127,10 @@ export async function startRecorderPod(cluster: TestCluster, node: string, opts:
   if (opts.apiCutOff === true) cluster.emulator.faults.cutOff(token, 'refuse');
   // The advertised address must be known before the start, so the port is picked here (and picked again when another
   // process takes it before the recorder binds it: the recorder then exits with EADDRINUSE).
+  // The scheme the operator gave it (https:// with TLS), this process on loopback instead of the node's Service.
+  const scheme = new URL(env['VIGIL_CLUSTER_ADVERTISE_URL'] ?? 'http://x').protocol;
   const start = async (port: number): Promise<RecorderProcess> => {
-    env['VIGIL_CLUSTER_ADVERTISE_URL'] = `http://127.0.0.1:${port}`; // this process on loopback instead of the node's Service
+    env['VIGIL_CLUSTER_ADVERTISE_URL'] = `${scheme}//127.0.0.1:${port}`;
     return startRecorderProcess({ dir: join(opts.dir, 'process'), config, port, env, ownPaths: true });
   };
   const proc = opts.port !== undefined ? await start(opts.port) : await startOnFreshPort(start, (err) => String(err).includes('EADDRINUSE'), FRESH_PORT_ATTEMPTS);

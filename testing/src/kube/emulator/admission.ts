@@ -1,5 +1,5 @@
 // Validating admission: what a plugin sees of a write (after defaulting and validation, before storage) and how it refuses or warns.
-import type { KubeObject, ResourceType } from './types.js';
+import type { KubeObject, ResourceType, UserInfo } from './types.js';
 
 export interface AdmissionAttributes {
   operation: 'CREATE' | 'UPDATE';
@@ -14,6 +14,8 @@ export interface AdmissionAttributes {
   namespace: string | undefined;
   /** Warning headers for the answer. */
   warnings: string[];
+  /** The authenticated caller (plugins that authorize, as certificates/approval does). */
+  user?: UserInfo;
 }
 
 /** A validating admission plugin: throws a KubeError to refuse the write, may add warnings. */

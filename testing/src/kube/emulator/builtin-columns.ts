@@ -1,5 +1,5 @@
 // Server-side printer columns of the built-in kinds (what `kubectl get` shows for them), after k8s.io/kubernetes pkg/printers.
-import { ageOf } from './human-duration.js';
+import { ageOf, humanDuration } from './human-duration.js';
 import { isRecord, type KubeObject } from './types.js';
 
 export interface ColumnSpec {
@@ -55,6 +55,15 @@ function selectorText(v: unknown): string {
   return parts.length === 0 ? '<none>' : parts.join(',');
 }
 
+/** kubectl's CONDITION of a CSR (extractCSRStatus): Denied, else Approved, else Pending; then ",Failed" and ",Issued". */
+function csrCondition(o: KubeObject): string {
+  const types = new Set(arr(status(o).conditions).map((c) => rec(c).type));
+  let text = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) text += ',Failed';
+  if (typeof status(o).certificate === 'string' && status(o).certificate !== '') text += ',Issued';
+  return text;
+}
+
 export const BUILTIN_COLUMNS: Record<string, ColumnSpec[]> = {
   '/pods': [
     NAME_COLUMN,
@@ -84,6 +93,14 @@ export const BUILTIN_COLUMNS: Record<string, ColumnSpec[]> = {
     { name: 'Port(s)', type: 'string', cell: servicePorts },
     AGE_COLUMN,
     { name: 'Selector', type: 'string', priority: 1, cell: (o) => selectorText(spec(o).selector) },
+  ],
+  'certificates.k8s.io/certificatesigningrequests': [
+    NAME_COLUMN,
+    AGE_COLUMN,
+    { name: 'SignerName', type: 'string', cell: (o) => spec(o).signerName ?? '' },
+    { name: 'Requestor', type: 'string', cell: (o) => spec(o).username ?? '' },
+    { name: 'RequestedDuration', type: 'string', cell: (o) => (typeof spec(o).expirationSeconds === 'number' ? humanDuration((spec(o).expirationSeconds as number) * 1000) : '<none>') },
+    { name: 'Condition', type: 'string', cell: csrCondition },
   ],
   '/configmaps': [NAME_COLUMN, { name: 'Data', type: 'integer', cell: (o) => Object.keys(rec(o.data)).length + Object.keys(rec(o.binaryData)).length }, AGE_COLUMN],
   '/secrets': [NAME_COLUMN, { name: 'Type', type: 'string', cell: (o) => o.type ?? 'Opaque' }, { name: 'Data', type: 'integer', cell: (o) => Object.keys(rec(o.data)).length }, AGE_COLUMN],

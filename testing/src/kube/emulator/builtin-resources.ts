@@ -55,6 +55,10 @@ const BUILTINS: BuiltinSpec[] = [
   { group: 'networking.k8s.io', version: 'v1', kind: 'IngressClass', plural: 'ingressclasses', model: 'V1IngressClass', namespaced: false },
   { group: 'networking.k8s.io', version: 'v1', kind: 'NetworkPolicy', plural: 'networkpolicies', model: 'V1NetworkPolicy', namespaced: true, shortNames: ['netpol'], hasGeneration: true },
   { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', model: 'V1PodDisruptionBudget', namespaced: true, shortNames: ['pdb'], subresources: ['status'], hasGeneration: true },
+  {
+    group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest', plural: 'certificatesigningrequests', model: 'V1CertificateSigningRequest', namespaced: false,
+    shortNames: ['csr'], subresources: ['status', 'approval'], fieldSelectors: ['spec.signerName'],
+  },
   { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', model: 'V1CustomResourceDefinition', namespaced: false, shortNames: ['crd', 'crds'], subresources: ['status'], hasGeneration: true },
   {
     group: 'events.k8s.io', version: 'v1', kind: 'Event', plural: 'events', model: 'EventsV1Event', namespaced: true, shortNames: ['ev'], fieldSelectors: EVENT_FIELDS,

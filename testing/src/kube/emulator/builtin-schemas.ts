@@ -50,6 +50,7 @@ const LIST_MERGE_KEYS: Record<string, { key: string; keys?: string[]; retainKeys
   'V1NamespaceStatus.conditions': { key: 'type' },
   'V1JobStatus.conditions': { key: 'type' },
   'V1ServiceStatus.conditions': { key: 'type' },
+  'V1CertificateSigningRequestStatus.conditions': { key: 'type' },
 };
 
 /**

@@ -1,5 +1,6 @@
 // The API server's validation of built-in kinds (what the OpenAPI schema does not say): metadata for every kind, then each kind's own rules, as 422 causes in the real order.
 import { validateConfigMap, validateSecret } from './config-validation.js';
+import { CSR_STORAGE_KEY, validateCsr } from './csr-validation.js';
 import { validateCoreEvent } from './event-validation.js';
 import { validateIngress, validateIngressClass, validateNetworkPolicy } from './ingress-validation.js';
 import { validateLease } from './lease-validation.js';
@@ -48,6 +49,8 @@ const VALIDATORS: Record<string, Validator> = {
  */
 export function validateObject(type: ResourceType, object: KubeObject, existing: KubeObject | undefined, subresource: string | undefined): StatusCause[] {
   const meta = existing === undefined ? validateObjectMetaCreate(object, type) : validateObjectMetaUpdate(object, existing);
+  // Every write of a CSR, through any of its three paths, is checked whole (ValidateCertificateSigningRequest*Update).
+  if (type.storageKey === CSR_STORAGE_KEY) return [...meta, ...validateCsr(object, existing, subresource)];
   if (type.custom || subresource !== undefined) return meta;
   const validator = VALIDATORS[type.storageKey];
   return [...meta, ...(validator === undefined ? [] : validator(object, existing))];

@@ -1,4 +1,6 @@
 // A KWOK-style fake kubelet: Nodes stay Ready and renew their Leases in kube-node-lease; Pods bound to a Node run and are Ready (or follow a readiness URL).
+import { get as httpGet } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import { createHash } from 'node:crypto';
 import type { ObjectApi } from './object-api.js';
 import { nowSeconds } from './object-api.js';
@@ -196,9 +198,7 @@ export class FakeKubelet {
       await Promise.all([...this.readinessUrls.entries()].map(async ([key, url]) => {
         let ok = false;
         try {
-          const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-          ok = res.status >= 200 && res.status < 300;
-          await res.arrayBuffer().catch(() => undefined);
+          ok = await probeStatusOk(url);
         } catch {
           ok = false;
         }
@@ -212,4 +212,20 @@ export class FakeKubelet {
       this.probing = false;
     }
   }
+}
+
+/**
+ * One HTTP(S) GET as the kubelet probes: 2xx is success; over HTTPS the certificate is not checked (the kubelet's
+ * httpGet probes skip verification, so a Pod serving a certificate nobody trusts yet still passes).
+ */
+function probeStatusOk(url: string): Promise<boolean> {
+  const get = url.startsWith('https:') ? httpsGet : httpGet;
+  return new Promise((resolve, reject) => {
+    const req = get(url, { timeout: 2000, ...(url.startsWith('https:') ? { rejectUnauthorized: false } : {}) }, (res) => {
+      res.resume();
+      resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300);
+    });
+    req.on('timeout', () => req.destroy(new Error('probe timed out')));
+    req.on('error', reject);
+  });
 }

@@ -15,6 +15,7 @@ import { ObjectApi } from './object-api.js';
 import { ObjectStore } from './object-store.js';
 import { OpenApiDocuments } from './openapi.js';
 import { PodSecurityAdmission } from './pod-security-admission.js';
+import { CertificateSignerAdmission } from './csr-admission.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
 import { ResourceRegistry } from './resource-registry.js';
 import { tokenRequest } from './review-handlers.js';
@@ -68,14 +69,14 @@ export async function startKubeEmulator(opts: KubeEmulatorOptions = {}): Promise
   const registry = new ResourceRegistry(builtinResourceTypes(schemas));
   const builtin = (group: string, version: string, plural: string): ResourceType => registry.lookup(group, version, plural) as ResourceType;
   let nextIp = 10;
-  const api = new ObjectApi(store, { allocateClusterIp: () => `10.96.${Math.floor(nextIp / 250)}.${(nextIp++ % 250) + 1}` }, [new PodSecurityAdmission(store)]);
+  const rbac = new RbacAuthorizer(store);
+  const api = new ObjectApi(store, { allocateClusterIp: () => `10.96.${Math.floor(nextIp / 250)}.${(nextIp++ % 250) + 1}` }, [new PodSecurityAdmission(store), new CertificateSignerAdmission(rbac)]);
   const serviceAccountType = builtin('', 'v1', 'serviceaccounts');
   const findServiceAccount = (namespace: string, name: string) => api.find(serviceAccountType, namespace, name);
   const tokens = new TokenAuthority((namespace, name) => {
     const sa = findServiceAccount(namespace, name);
     return sa === undefined ? undefined : { namespace, name, uid: sa.metadata.uid as string };
   });
-  const rbac = new RbacAuthorizer(store);
   const faults = new FaultState();
   const certificates = createServingCertificates([...new Set(['127.0.0.1', '::1', 'localhost', host])]);
   const watches = new WatchRegistry();

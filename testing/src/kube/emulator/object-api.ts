@@ -13,7 +13,9 @@ import { generatedName } from './object-names.js';
 import { applyJsonPatch, applyMergePatch } from './patch-json.js';
 import { applyStrategicMergePatch } from './patch-strategic.js';
 import { alreadyExists, badRequest, conflict, forbidden, invalid, KubeError, namespaceNotFound, notFound, unsupportedMediaType } from './status-errors.js';
-import { groupVersion, isRecord, type KubeObject, type ResourceType } from './types.js';
+import { groupVersion, isRecord, type KubeObject, type ResourceType, type UserInfo } from './types.js';
+import { prepareCsrCreate, prepareCsrUpdate } from './csr-strategy.js';
+import { CSR_STORAGE_KEY } from './csr-validation.js';
 import { checkBodyType, checkName, generationView, normalizeBySchema, sameContent, type FieldValidation } from './write-preparation.js';
 
 export interface WriteOptions {
@@ -25,6 +27,8 @@ export interface WriteOptions {
   warnings?: string[];
   /** Server-side apply: take fields other managers own. */
   force?: boolean;
+  /** The authenticated caller (CertificateSigningRequests record it; admission plugins may authorize with it). */
+  user?: UserInfo;
 }
 
 export interface ListOptions {
@@ -109,9 +113,10 @@ export class ObjectApi {
     delete meta.resourceVersion;
     if (type.hasGeneration || type.custom) meta.generation = 1;
     else delete meta.generation;
+    if (type.storageKey === CSR_STORAGE_KEY) prepareCsrCreate(object, opts.user);
     const causes = [...prepareBuiltin(type, object, undefined, this.builtinContext), ...validateObject(type, object, undefined, opts.subresource)];
     if (causes.length > 0) throw invalid(type, meta.name as string, causes);
-    this.admit({ operation: 'CREATE', type, object, oldObject: undefined, subresource: opts.subresource, name: requestedName, namespace: meta.namespace, warnings: opts.warnings ?? [] });
+    this.admit({ operation: 'CREATE', type, object, oldObject: undefined, subresource: opts.subresource, name: requestedName, namespace: meta.namespace, warnings: opts.warnings ?? [], ...(opts.user !== undefined ? { user: opts.user } : {}) });
     if (!managedFieldsDone) {
       delete meta.managedFields;
       if (opts.fieldManager !== undefined) recordUpdate(undefined, object, this.ownership(type, opts));
@@ -192,7 +197,7 @@ export class ObjectApi {
   private replace(type: ResourceType, existing: KubeObject, incoming: KubeObject, opts: WriteOptions, managedFieldsDone = false): KubeObject {
     const statusIsSubresource = type.subresources.includes('status');
     let next: KubeObject;
-    if (opts.subresource === 'status') {
+    if (opts.subresource === 'status' || opts.subresource === 'approval') {
       next = { ...existing, metadata: { ...existing.metadata } };
       if (incoming.status === undefined) delete next.status;
       else next.status = incoming.status;
@@ -220,12 +225,13 @@ export class ObjectApi {
     }
     meta.resourceVersion = old.resourceVersion;
     normalizeBySchema(next, type, opts.fieldValidation ?? 'Warn', opts.warnings ?? []);
+    if (type.storageKey === CSR_STORAGE_KEY) prepareCsrUpdate(next, existing, opts.subresource, nowSeconds());
     if (old.generation !== undefined) {
       meta.generation = generationView(next, statusIsSubresource) === generationView(existing, statusIsSubresource) ? old.generation : old.generation + 1;
     }
     const causes = [...prepareBuiltin(type, next, existing, this.builtinContext), ...validateObject(type, next, existing, opts.subresource)];
     if (causes.length > 0) throw invalid(type, meta.name as string, causes);
-    this.admit({ operation: 'UPDATE', type, object: next, oldObject: existing, subresource: opts.subresource, name: meta.name as string, namespace: meta.namespace, warnings: opts.warnings ?? [] });
+    this.admit({ operation: 'UPDATE', type, object: next, oldObject: existing, subresource: opts.subresource, name: meta.name as string, namespace: meta.namespace, warnings: opts.warnings ?? [], ...(opts.user !== undefined ? { user: opts.user } : {}) });
     // A request that rewrites managedFields itself (kubectl's client-side to server-side apply migration) is obeyed.
     const rewritesOwnership = meta.managedFields !== undefined && JSON.stringify(meta.managedFields) !== JSON.stringify(old.managedFields);
     if (!managedFieldsDone && !rewritesOwnership) {

@@ -27,6 +27,17 @@ const KINDS: Record<string, MessageSpec> = {
     1: ['metadata', { message: OBJECT_META }],
     2: ['spec', { message: { 1: ['audiences', 'strings'], 4: ['expirationSeconds', 'int'], 3: ['boundObjectRef', { message: { 1: ['kind', 'string'], 2: ['apiVersion', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'] } }] } }],
   },
+  // kubectl certificate approve|deny sends the CSR it read back to /approval.
+  'certificates.k8s.io/v1/CertificateSigningRequest': {
+    1: ['metadata', { message: OBJECT_META }],
+    2: ['spec', { message: {
+      1: ['request', 'bytes'], 2: ['username', 'string'], 3: ['uid', 'string'], 4: ['groups', 'strings'], 5: ['usages', 'strings'], 7: ['signerName', 'string'], 8: ['expirationSeconds', 'int'],
+    } }],
+    3: ['status', { message: {
+      1: ['conditions', { message: { 1: ['type', 'string'], 6: ['status', 'string'], 2: ['reason', 'string'], 3: ['message', 'string'], 4: ['lastUpdateTime', 'time'], 5: ['lastTransitionTime', 'time'] }, repeated: true }],
+      2: ['certificate', 'bytes'],
+    } }],
+  },
   'rbac.authorization.k8s.io/v1/Role': { 1: ['metadata', { message: OBJECT_META }], 2: ['rules', { message: POLICY_RULE, repeated: true }] },
   'rbac.authorization.k8s.io/v1/ClusterRole': { 1: ['metadata', { message: OBJECT_META }], 2: ['rules', { message: POLICY_RULE, repeated: true }], 3: ['aggregationRule', { message: { 1: ['clusterRoleSelectors', { message: LABEL_SELECTOR, repeated: true }] } }] },
   'rbac.authorization.k8s.io/v1/RoleBinding': BINDING,

@@ -113,7 +113,7 @@ export async function handleResource(deps: ResourceHandlerDeps, info: ResourceRe
       if (info.subresource === 'token') return { status: 201, body: tokenRequest({ ...deps.review, user }, ns ?? '', namedOnly(), body) };
       if (isVirtualResource(type)) return { status: 201, body: review({ ...deps.review, user }, type, body) };
       if (info.name !== undefined) throw methodNotAllowed();
-      const created = api.create(type, info.namespace, body, writeOptions(req, query, info, warnings));
+      const created = api.create(type, info.namespace, body, { ...writeOptions(req, query, info, warnings), user });
       return { status: 201, body: represent(rep, type, query, created), contentType: contentTypeOf(rep), warnings };
     }
     case 'update': {
@@ -129,13 +129,13 @@ export async function handleResource(deps: ResourceHandlerDeps, info: ResourceRe
         const updated = api.patch(type, ns, name, 'merge', { spec: { finalizers: finalizers ?? [] } }, {});
         return { status: 200, body: updated };
       }
-      const updated = api.update(type, ns, name, body, writeOptions(req, query, info, warnings));
+      const updated = api.update(type, ns, name, body, { ...writeOptions(req, query, info, warnings), user });
       return { status: 200, body: represent(rep, type, query, updated), contentType: contentTypeOf(rep), warnings };
     }
     case 'patch': {
       const name = namedOnly();
       const { patchType, patch } = decodePatchBody(req, await readBody(req));
-      const opts = writeOptions(req, query, info, warnings);
+      const opts = { ...writeOptions(req, query, info, warnings), user };
       const existed = api.find(type, ns, name) !== undefined;
       if (info.subresource === 'scale') {
         const current = scaleOf(api.get(type, ns, name));

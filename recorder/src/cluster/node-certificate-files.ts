@@ -1,0 +1,83 @@
+// Where a node keeps its key and certificate in cluster mode (cluster.dataDir/node_<name>/tls/), what a certificate
+// there must be to be kept, and the provisional pair served until it has one.
+import { X509Certificate, type KeyObject } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createSelfSignedCertificate } from '@vigil/kube';
+import { NODE_TLS_DIR } from './assignment-cache.js';
+
+export interface NodeCertificateFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+export function nodeCertificateFiles(dataDir: string, nodeName: string): NodeCertificateFiles {
+  const dir = join(dataDir, `node_${nodeName}`, NODE_TLS_DIR);
+  return { certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key') };
+}
+
+/** A self-signed pair for the node's key, valid a day: the port speaks TLS (probes) while the node waits. */
+export function provisionalPair(key: KeyObject, dnsNames: readonly string[], now: number): { certPem: string; keyPem: string } {
+  const certPem = createSelfSignedCertificate(key, dnsNames, new Date(now - 60_000), new Date(now + 86400_000));
+  return { certPem, keyPem: key.export({ type: 'pkcs8', format: 'pem' }).toString() };
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+export function certificatesIn(text: string): X509Certificate[] {
+  return (text.match(PEM_CERTIFICATE) ?? []).map((block) => new X509Certificate(block));
+}
+
+/** The DNS names of a certificate's subjectAltName. */
+export function dnsNamesOf(cert: X509Certificate): string[] {
+  return (cert.subjectAltName ?? '').split(/,\s*/).filter((n) => n.startsWith('DNS:')).map((n) => n.slice(4));
+}
+
+export type CertificateAssessment = { keep: true; renewAt: number } | { keep: false; why: string };
+
+export interface AssessInput {
+  certPem: string | undefined;
+  key: KeyObject;
+  dnsNames: readonly string[];
+  /** The CAs the node's certificate must chain to (cluster.tls.ca_file); undefined when the bundle cannot be read. */
+  trusted: X509Certificate[] | undefined;
+  now: number;
+  /** The share of the lifetime after which it is renewed (two thirds). */
+  renewAtFraction: number;
+}
+
+/** Whether the node keeps its certificate, and until when; or why it must ask for one now. */
+export function assessNodeCertificate(input: AssessInput): CertificateAssessment {
+  if (input.certPem === undefined) return { keep: false, why: 'it has no certificate yet' };
+  let chain: X509Certificate[];
+  try {
+    chain = certificatesIn(input.certPem);
+  } catch (err) {
+    return { keep: false, why: `its certificate file cannot be parsed (${(err as Error).message})` };
+  }
+  const leaf = chain[0];
+  if (leaf === undefined) return { keep: false, why: 'its certificate file holds no certificate' };
+  if (!leaf.checkPrivateKey(input.key)) return { keep: false, why: 'its certificate is not for its key' };
+  const have = dnsNamesOf(leaf);
+  if (have.length !== input.dnsNames.length || input.dnsNames.some((n) => !have.includes(n))) {
+    return { keep: false, why: `the names it needs changed (its certificate names ${have.join(', ')}; it needs ${input.dnsNames.join(', ')})` };
+  }
+  if (input.trusted !== undefined && !input.trusted.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey))) {
+    return { keep: false, why: 'its certificate was not issued by a CA of cluster.tls.ca_file (the CA changed)' };
+  }
+  const start = Date.parse(leaf.validFrom);
+  const end = Date.parse(leaf.validTo);
+  if (end <= input.now) return { keep: false, why: `its certificate expired at ${new Date(end).toISOString()}` };
+  const renewAt = start + (end - start) * input.renewAtFraction;
+  if (renewAt <= input.now) return { keep: false, why: `two thirds of its certificate's lifetime have passed (it ends at ${new Date(end).toISOString()})` };
+  return { keep: true, renewAt };
+}
+
+export async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
