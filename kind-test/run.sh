@@ -72,7 +72,14 @@ say "helm install vigil (PostgreSQL enabled) into a namespace whose Pod Security
 "$kubectl" -n "$namespace" rollout status deploy/rtsp-camera --timeout 180s || fail "the RTSP test camera did not start"
 "$kubectl" -n "$namespace" apply -f kind-test/cameras.yaml
 
+say "the release CA (the recorders serve HTTPS; the scenario checks their certificates against it)"
+for _ in $(seq 60); do
+  "$kubectl" -n "$namespace" get configmap vigil-ca -o 'jsonpath={.data.ca\.crt}' >"$data/release-ca.crt" 2>/dev/null && [ -s "$data/release-ca.crt" ] && break
+  sleep 2
+done
+[ -s "$data/release-ca.crt" ] || fail "the operator did not publish the release CA (ConfigMap vigil-ca)"
+
 say "scenario"
-VIGIL_KIND_CLUSTER="$cluster" VIGIL_KIND_NAMESPACE="$namespace" VIGIL_KUBECTL="$kubectl" VIGIL_HELM="$helm" \
+NODE_EXTRA_CA_CERTS="$data/release-ca.crt" VIGIL_KIND_CLUSTER="$cluster" VIGIL_KIND_NAMESPACE="$namespace" VIGIL_KUBECTL="$kubectl" VIGIL_HELM="$helm" \
   VIGIL_KIND_TOKEN="vigil-kind-test-admin-token" VIGIL_KIND_VERSION="$version" \
   node kind-test/scenario.mjs || fail "scenario"

@@ -22,7 +22,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const log = (message) => process.stdout.write(`kind-test: ${message}\n`);
 const now = () => Date.now() / 1000;
 
-const driver = kubectlDriver({ kubectl: env('VIGIL_KUBECTL'), namespace: ns, apiService: 'vigil-api', apiPort: 9997, token: env('VIGIL_KIND_TOKEN') });
+// run.sh sets NODE_EXTRA_CA_CERTS to the release CA (ConfigMap vigil-ca) when the recorders serve HTTPS.
+const driver = kubectlDriver({ kubectl: env('VIGIL_KUBECTL'), namespace: ns, apiService: 'vigil-api', apiPort: 9997, token: env('VIGIL_KIND_TOKEN'), https: process.env.NODE_EXTRA_CA_CERTS !== undefined });
 
 async function waitFor(what, timeoutMs, check) {
   const deadline = Date.now() + timeoutMs;

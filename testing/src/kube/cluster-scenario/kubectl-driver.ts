@@ -1,5 +1,8 @@
 // A ClusterDriver for a real cluster (kind): kubectl for everything, and port-forwards to the API Service and to the
-// node Services that 307s name, so a scenario outside the cluster follows redirects as a client inside it would.
+// node Services that 307s name, so a scenario outside the cluster follows redirects as a client inside it would. With
+// the chart's TLS (on by default) the forwards are reached as https://localhost:PORT: the chart's values then put
+// `localhost` into every node certificate (tls.extraDnsNames) and the process trusts the release CA
+// (NODE_EXTRA_CA_CERTS, from ConfigMap vigil-ca), so the certificate chain and the name are really checked.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { runCommand } from '../../command.js';
 import type { ClusterDriver } from './driver.js';
@@ -12,6 +15,8 @@ export interface KubectlDriverOptions {
   apiService: string;
   apiPort: number;
   token: string;
+  /** The recorders serve HTTPS (the chart's tls.enabled): forwards are reached as https://localhost. */
+  https?: boolean;
 }
 
 export interface KubectlDriver extends ClusterDriver {
@@ -43,7 +48,8 @@ export function kubectlDriver(opts: KubectlDriverOptions): KubectlDriver {
     const key = `${namespace}/${service}:${port}`;
     const existing = forwards.get(key);
     if (existing && existing.child.exitCode === null) return existing.port;
-    const child = spawn(opts.kubectl, ['-n', namespace, 'port-forward', '--address', '127.0.0.1', `svc/${service}`, `:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // localhost: 127.0.0.1 and ::1, whichever `localhost` resolves to first.
+    const child = spawn(opts.kubectl, ['-n', namespace, 'port-forward', '--address', opts.https === true ? 'localhost' : '127.0.0.1', `svc/${service}`, `:${port}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const local = new Promise<number>((resolve, reject) => {
       let seen = '';
       const timer = setTimeout(() => reject(new Error(`kubectl port-forward svc/${service}: no port within 20 s: ${seen}`)), 20_000);
@@ -68,6 +74,8 @@ export function kubectlDriver(opts: KubectlDriverOptions): KubectlDriver {
     return local;
   };
 
+  const local = (port: number) => (opts.https === true ? `https://localhost:${port}` : `http://127.0.0.1:${port}`);
+
   const closeAll = () => {
     for (const f of forwards.values()) f.child.kill('SIGTERM');
     forwards.clear();
@@ -86,12 +94,12 @@ export function kubectlDriver(opts: KubectlDriverOptions): KubectlDriver {
     },
     async connect() {
       closeAll();
-      api = `http://127.0.0.1:${await forward(opts.namespace, opts.apiService, opts.apiPort)}`;
+      api = local(await forward(opts.namespace, opts.apiService, opts.apiPort));
     },
     async reach(url) {
       const target = parseServiceUrl(url);
       if (!target) return url;
-      return `http://127.0.0.1:${await forward(target.namespace, target.service, target.port)}${target.rest}`;
+      return `${local(await forward(target.namespace, target.service, target.port))}${target.rest}`;
     },
     close: closeAll,
   };
