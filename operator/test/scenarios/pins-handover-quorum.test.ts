@@ -18,14 +18,18 @@ test('pins, Pending with a reason, make-before-break handover, no moves without 
     'cam-east': '  nodeSelector:\n    zone: east\n',
     'cam-nowhere': '  nodeSelector:\n    zone: mars\n',
     'cam-ghost': '  nodeName: node-z\n',
+    // Placed on node-c by its selector, which then goes: a camera node-c records that may move (least-loaded placement
+    // alone may leave node-c with cam-gpu only, depending on the order the Cameras reach the operator).
+    'cam-west': '  nodeSelector:\n    zone: west\n',
   };
   await applyCameras(cluster, [...Object.keys(pins), 'cam-1', 'cam-2', 'cam-3'], (n) => pins[n] ?? '');
 
   // Pins and selectors respected; the impossible ones Pending with a reason.
-  let cams = await waitForCameras(cluster, (cs) => cs.length === 8 && cs.filter((c) => c.status?.phase === 'Recording').length === 6 && cs.filter((c) => c.status?.phase === 'Pending').length === 2, 30_000, 'six Recording and two Pending');
+  let cams = await waitForCameras(cluster, (cs) => cs.length === 9 && cs.filter((c) => c.status?.phase === 'Recording').length === 7 && cs.filter((c) => c.status?.phase === 'Pending').length === 2, 30_000, 'seven Recording and two Pending');
   const node = (name: string) => cams.find((c) => c.metadata.name === name)?.status?.node;
   assert.equal(node('cam-pin'), 'node-b');
   assert.equal(node('cam-gpu'), 'node-c');
+  assert.equal(node('cam-west'), 'node-c');
   assert.ok(['node-a', 'node-b'].includes(node('cam-east') ?? ''));
   for (const name of ['cam-nowhere', 'cam-ghost']) {
     const c = cams.find((x) => x.metadata.name === name)!;
@@ -35,6 +39,11 @@ test('pins, Pending with a reason, make-before-break handover, no moves without 
     assert.match(assigned?.message ?? '', name === 'cam-ghost' ? /nodeName node-z/ : /nodeSelector zone=mars/);
   }
   await waitUntil(async () => (await cluster.events()).some((e) => e.reason === 'NoEligibleNode' && e.involvedObject.name === 'cam-nowhere'), 5000, 'a NoEligibleNode Event');
+
+  // cam-west's selector goes: it stays where it records (stable), and may now be recorded anywhere.
+  const generation = Number(await cluster.kubectl('patch', 'cam', 'cam-west', '-n', cluster.namespace, '--type', 'json', '-p', '[{"op":"remove","path":"/spec/nodeSelector"}]', '-o', 'jsonpath={.metadata.generation}'));
+  cams = await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-west')?.status?.observedGeneration === generation, 30_000, 'cam-west\'s new spec seen');
+  assert.equal(node('cam-west'), 'node-c', 'a camera stays where it records when its pins allow it');
 
   // node-c is no longer a member: make-before-break. The new nodes do not report Recording yet.
   const onC = byNode(cams)['node-c'] ?? [];
