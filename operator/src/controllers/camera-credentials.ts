@@ -109,11 +109,17 @@ export class NodeCredentials {
   async #writeOne(rn: RecorderNode, data: Record<string, string>, signal: AbortSignal): Promise<void> {
     const { ctx } = this;
     const want = desiredNodeCredentialsSecret(rn, data, ctx.namespace);
-    const have = ctx.caches.secrets.get(nsKey(ctx, want.metadata.name ?? ''));
+    const name = want.metadata.name ?? '';
     const cameras = Object.keys(data).length / 2;
+    let have = ctx.caches.secrets.get(nsKey(ctx, name));
     if (!have) {
-      if (await createCached(ctx, Resources.secrets, ctx.caches.secrets, want, signal)) ctx.log.info({ node: rn.metadata.name, cameras }, 'camera credentials Secret of the node created');
-      return;
+      if (await createCached(ctx, Resources.secrets, ctx.caches.secrets, want, signal)) {
+        ctx.log.info({ node: rn.metadata.name, cameras }, 'camera credentials Secret of the node created');
+        return;
+      }
+      // There already (not yet in the cache, or of a type the cache does not hold): read it and put it right.
+      have = await ctx.client.get<Secret>(Resources.secrets, ctx.namespace, name, { signal });
+      if (!have) throw new Error(`Secret ${name} exists but could not be read; trying again`);
     }
     const labelsKept = Object.entries(want.metadata.labels ?? {}).every(([k, v]) => have.metadata.labels?.[k] === v);
     if (sameData(have.data, data) && labelsKept && have.metadata.annotations?.[NODE_ANNOTATION] === rn.metadata.name && isOwnedBy(have, ownerOf(rn))) return;
