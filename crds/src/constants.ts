@@ -86,10 +86,26 @@ export const OPERATOR_LEASE_NAME = 'vigil-operator';
 export const NODE_LEASE_PREFIX = 'vigil-node-';
 
 /**
- * The Secret, in the release namespace, into which the operator copies the credentials of every Camera (keys
- * `<camera>.username`, `<camera>.password`): the one Secret the recorders may read through the API.
+ * The prefix of each node's camera credentials Secret, and the name of the one Secret that held every Camera's
+ * credentials before there was one per node (the operator deletes that one once no recorder of the old kind runs).
  */
 export const CAMERA_CREDENTIALS_SECRET = 'vigil-camera-credentials';
+
+/**
+ * A node's camera credentials Secret, in the release namespace: the user name and password of the cameras that node
+ * records or is about to (keys `<camera>.username`, `<camera>.password`), written by the operator; the one Secret that
+ * node's recorder may read through the API. `node` is the RecorderNode's name; hashed when the name would be too long.
+ */
+export function nodeCredentialsSecretName(node: string): string {
+  const plain = `${CAMERA_CREDENTIALS_SECRET}-${node}`;
+  if (plain.length <= 253) return plain;
+  return `${plain.slice(0, 244).replace(/[-.]+$/, '')}-${createHash('sha256').update(node).digest('hex').slice(0, 8)}`;
+}
+
+/** Whether a Secret name is one of the operator's credentials Secrets (a node's, or the old shared one). */
+export function isCameraCredentialsSecretName(name: string): boolean {
+  return name === CAMERA_CREDENTIALS_SECRET || name.startsWith(`${CAMERA_CREDENTIALS_SECRET}-`);
+}
 
 /** The recorder's heartbeat Lease of a node, in the release namespace. */
 export function nodeLeaseName(nodeName: string): string {

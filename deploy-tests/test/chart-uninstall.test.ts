@@ -1,6 +1,6 @@
 // helm uninstall with the operator gone, as when its Deployment is deleted first: garbage collection through the owner
 // references alone removes every recorder Pod, per-node Service and Ingress, the RecorderNodes, each node's identity
-// (ServiceAccount, Role, bindings, heartbeat Lease), the operator's Lease and the camera credentials copy. The Cameras and the user's own Secrets stay (they are the user's data), and so do the CRDs.
+// (ServiceAccount, Role, bindings, heartbeat Lease, camera credentials Secret) and the operator's Lease. The Cameras and the user's own Secrets stay (they are the user's data), and so do the CRDs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitUntil } from '@vigil/testing/processes';
@@ -18,8 +18,8 @@ test('after helm uninstall nothing of Vigil keeps running or stays behind but th
   await kubectl(['-n', NS, 'apply', '-f', '-'], 'apiVersion: vigil.io/v1alpha1\nkind: Camera\nmetadata: {name: lobby}\nspec: {source: "rtsp://192.0.2.10/s", credentialsSecretRef: {name: lobby-login}}\n');
 
   // Everything the operator and the recorders make, each carrying an owner reference to an object of the release.
-  const byConfigMap = ['Pod/vigil-recorder-node-a', 'Pod/vigil-recorder-node-b', 'Service/vigil-recorder-node-a', 'Service/vigil-recorder-node-b', 'Ingress/vigil-recorder-node-a', 'Ingress/vigil-recorder-node-b', 'Secret/vigil-camera-credentials', 'Lease/vigil-operator'];
-  const byNode = NODES.flatMap((n) => [`ServiceAccount/vigil-recorder-${n}`, `Role/vigil-recorder-${n}`, `RoleBinding/vigil-recorder-${n}`, `RoleBinding/vigil-recorder-${n}-shared`, `Lease/vigil-node-${n}`]);
+  const byConfigMap = ['Pod/vigil-recorder-node-a', 'Pod/vigil-recorder-node-b', 'Service/vigil-recorder-node-a', 'Service/vigil-recorder-node-b', 'Ingress/vigil-recorder-node-a', 'Ingress/vigil-recorder-node-b', 'Lease/vigil-operator'];
+  const byNode = NODES.flatMap((n) => [`ServiceAccount/vigil-recorder-${n}`, `Role/vigil-recorder-${n}`, `RoleBinding/vigil-recorder-${n}`, `RoleBinding/vigil-recorder-${n}-shared`, `Lease/vigil-node-${n}`, `Secret/vigil-camera-credentials-${n}`]);
   const owners = async (): Promise<Map<string, string>> => {
     const list = JSON.parse(await kubectl(['-n', NS, 'get', 'pods,services,ingresses,secrets,leases,serviceaccounts,roles,rolebindings', '-o', 'json'])) as { items: Array<{ kind: string; metadata: { name: string; ownerReferences?: Array<{ kind: string; name: string }> } }> };
     return new Map(list.items.map((o) => [`${o.kind}/${o.metadata.name}`, (o.metadata.ownerReferences ?? []).map((r) => `${r.kind}/${r.name}`).join(',')]));
@@ -28,7 +28,7 @@ test('after helm uninstall nothing of Vigil keeps running or stays behind but th
   await waitUntil(async () => {
     seen = await owners();
     return byConfigMap.every((m) => seen.get(m) === 'ConfigMap/vigil-recorder') && byNode.every((m) => seen.get(m) === `RecorderNode/${/node-[ab]/.exec(m)?.[0] ?? ''}`);
-  }, 30_000, 'every per-node object, the operator\'s Lease and the credentials copy owned by the recorder ConfigMap; each node\'s identity by its RecorderNode').catch((err: Error) => {
+  }, 30_000, 'every per-node object and the operator\'s Lease owned by the recorder ConfigMap; each node\'s identity and credentials Secret by its RecorderNode').catch((err: Error) => {
     throw new Error(`${err.message}\n${[...seen].map(([k, v]) => `${k} <- ${v}`).join('\n')}`);
   });
   await waitUntil(async () => (await kubectl(['get', 'rn', '-o', 'jsonpath={range .items[*]}{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {end}'])).trim() === 'ClusterRole/vigil-vigil-operator ClusterRole/vigil-vigil-operator', 30_000, 'the RecorderNodes owned by the operator\'s ClusterRole');

@@ -1,7 +1,7 @@
 // The operator's parts wired together: informers (started at once, so a standby keeps warm caches), the controllers
 // (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes (on the
 // injected clock).
-import { CA_CONFIGMAP_NAME, Labels, MEMBERSHIP_REQUEST_ANNOTATION, nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
+import { CA_CONFIGMAP_NAME, isCameraCredentialsSecretName, Labels, MEMBERSHIP_REQUEST_ANNOTATION, nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import {
@@ -14,7 +14,7 @@ import { Controller } from './runtime/controller.js';
 import { WorkQueue } from './runtime/workqueue.js';
 import { ASSIGNMENT_KEY, reconcileAssignmentFor } from './controllers/assignment.js';
 import { CHECKS_KEY, reconcileCameraChecksFor } from './controllers/camera-checks.js';
-import { CREDENTIALS_KEY, reconcileCameraCredentialsFor } from './controllers/camera-credentials.js';
+import { CREDENTIALS_KEY, NodeCredentials, reconcileCameraCredentialsFor } from './controllers/camera-credentials.js';
 import type { Caches, ControllerContext } from './controllers/context.js';
 import { EventRecorder } from './controllers/events.js';
 import { reconcileLeaseOwnerFor } from './controllers/lease-owners.js';
@@ -55,6 +55,8 @@ export class Operator {
   readonly events: EventRecorder;
   /** What every controller is handed (the controllers' unit tests run their reconciles with it). */
   readonly context: ControllerContext;
+  /** The one writer of the nodes' camera credentials Secrets (the assignment and the credentials controller share it). */
+  readonly credentials: NodeCredentials;
   private readonly controllers: {
     recorderNodes: Controller; identity: Controller; pods: Controller; nodeStatus: Controller; membership: Controller; assignment: Controller;
     leaseOwners: Controller; checks: Controller; credentials: Controller; releaseCa: Controller; certificateRequests: Controller;
@@ -95,6 +97,7 @@ export class Operator {
     };
     this.context = ctx;
     const templates = new PodTemplates(ctx);
+    this.credentials = new NodeCredentials(ctx, templates, () => this.controllers.credentials.enqueue(CREDENTIALS_KEY));
     const controller = (name: string, reconcile: ConstructorParameters<typeof Controller>[2], workers: number) =>
       new Controller(name, new WorkQueue(clock), reconcile, log.child({ controller: name }), opts.metrics, workers);
     this.controllers = {
@@ -105,10 +108,10 @@ export class Operator {
       nodeStatus: controller('recordernodestatus', reconcileRecorderNodeStatusFor(ctx, templates), 2),
       // One worker: two requests (from two nodes) about the same members are carried out one after the other.
       membership: controller('membership', reconcileMembershipRequestsFor(ctx), 1),
-      assignment: controller('assignment', reconcileAssignmentFor(ctx), 1),
+      assignment: controller('assignment', reconcileAssignmentFor(ctx, this.credentials), 1),
       leaseOwners: controller('leaseowner', reconcileLeaseOwnerFor(ctx), 1),
       checks: controller('camerachecks', reconcileCameraChecksFor(ctx), 1),
-      credentials: controller('cameracredentials', reconcileCameraCredentialsFor(ctx), 1),
+      credentials: controller('cameracredentials', reconcileCameraCredentialsFor(this.credentials), 1),
       releaseCa: controller('releaseca', reconcileReleaseCaFor(ctx), 1),
       certificateRequests: controller('certificaterequests', reconcileCertificateRequestsFor(ctx), 1),
     };
@@ -133,6 +136,7 @@ export class Operator {
         c.identity.enqueue(name);
         c.nodeStatus.enqueue(name);
         c.recorderNodes.enqueue(name);
+        c.credentials.enqueue(CREDENTIALS_KEY); // a new node gets its (empty) credentials Secret
       }
       // A membership request waits for its requester's RecorderNode (a learner it creates, an outcome it reports).
       c.membership.enqueue(name);
@@ -190,8 +194,9 @@ export class Operator {
     });
     caches.certificateSigningRequests?.onChange((name) => c.certificateRequests.enqueue(name));
     for (const secrets of [caches.secrets, caches.basicAuthSecrets]) {
-      secrets.onChange(() => {
-        c.checks.enqueue(CHECKS_KEY);
+      secrets.onChange((key) => {
+        // The nodes' credentials Secrets are put right when changed from outside; no Camera may take credentials from them.
+        if (!isCameraCredentialsSecretName(key.slice(key.indexOf('/') + 1))) c.checks.enqueue(CHECKS_KEY);
         c.credentials.enqueue(CREDENTIALS_KEY);
       });
     }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadRules } from '@vigil/testing/kube/test-cluster';
-import { ownLeaseRule } from '@vigil/testing/kube/recorder-identity';
+import { ownCredentialsRule, ownLeaseRule, ownRules } from '@vigil/testing/kube/recorder-identity';
 import { desiredRecorderIdentity } from '../src/desired/recorder-identity.js';
 import { parseSettings } from '../src/config/settings.js';
 import { recorderNode } from './support/objects.js';
@@ -43,7 +43,7 @@ test('the operator holds every permission it grants a node\'s recorder (the shar
   const settings = parseSettings({ recorder: { image: 'v:1', configMap: 'c', rbac: { clusterRole: 'vigil-vigil-recorder', role: 'vigil-recorder' }, secrets: { apiTokens: 't', clusterToken: 'c' } } });
   const own = desiredRecorderIdentity(recorderNode('node-a'), settings, 'vigil').role.rules ?? [];
   // The test support provisions the same Role the operator makes (for recorder tests that run without an operator).
-  assert.deepEqual(own, [ownLeaseRule('node-a')]);
+  assert.deepEqual(own, ownRules('node-a'));
   const missing: string[] = [];
   const check = (granted: Rule[], holder: Rule[]) => {
     for (const r of granted) {
@@ -69,4 +69,18 @@ test('a node\'s recorder may write nothing of the membership: no RecorderNode wr
   }
   assert.equal(allows([ownLeaseRule('node-a')], 'coordination.k8s.io', 'leases', 'update', 'vigil-node-node-b'), false);
   assert.equal(allows([ownLeaseRule('node-a')], 'coordination.k8s.io', 'leases', 'update', 'vigil-node-node-a'), true);
+});
+
+test('no Secret is shared by the recorders: each node reads its own camera credentials Secret, by name, and no other', () => {
+  const recorder = loadRules('recorder');
+  const shared = [...recorder.clusterRules, ...recorder.namespacedRules];
+  assert.equal(shared.some((r) => (r.resources ?? []).includes('secrets')), false, 'the shared recorder rules grant no Secret');
+  const settings = parseSettings({ recorder: { image: 'v:1', configMap: 'c', rbac: { clusterRole: 'vigil-vigil-recorder', role: 'vigil-recorder' }, secrets: { apiTokens: 't', clusterToken: 'c' } } });
+  const own = desiredRecorderIdentity(recorderNode('node-a'), settings, 'vigil').role.rules ?? [];
+  assert.deepEqual(own.filter((r) => r.resources?.includes('secrets')), [ownCredentialsRule('node-a')]);
+  for (const verb of ['get', 'list', 'watch']) {
+    assert.equal(allows(own, '', 'secrets', verb, 'vigil-camera-credentials-node-a'), true, verb);
+    for (const other of ['vigil-camera-credentials-node-b', 'vigil-camera-credentials', 'vigil-admin-token']) assert.equal(allows(own, '', 'secrets', verb, other), false, `${verb} ${other}`);
+  }
+  for (const verb of ['create', 'update', 'patch', 'delete']) assert.equal(allows(own, '', 'secrets', verb, 'vigil-camera-credentials-node-a'), false, verb);
 });

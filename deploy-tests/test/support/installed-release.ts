@@ -5,6 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
+import { waitUntil } from '@vigil/testing/processes';
 import { CHART_DIR, writeValues } from './chart.js';
 import { OperatorProcess } from './operator-process.js';
 
@@ -40,22 +41,35 @@ export async function addNode(release: InstalledRelease, name: string): Promise<
 /**
  * Renews `vigil-node-<node>` every 2 s as the node's own ServiceAccount `vigil-recorder-<node>`, which the operator makes
  * (server-side apply of the Lease the operator created, as a recorder does); stopped when the test ends. `errors`
- * collects refused renewals.
+ * collects refused renewals after the first accepted one (which waits for the node's identity).
  */
 export async function heartbeat(t: TestContext, release: InstalledRelease, node: string): Promise<{ errors: string[]; stop(): void }> {
-  const token = await release.cluster.emulator.issueServiceAccountToken(NS, `vigil-recorder-${node}`);
-  const errors: string[] = [];
+  let token = '';
   let stopped = false;
-  const renew = async () => {
-    if (stopped) return;
+  /** One renewal; the refusal's status and body, or undefined when it was accepted. */
+  const renewOnce = async (): Promise<string | undefined> => {
     const now = new Date().toISOString().replace('Z', '000Z');
     const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `vigil-node-${node}`, namespace: NS }, spec: { holderIdentity: node, leaseDurationSeconds: 15, renewTime: now } };
     const res = await fetch(`${release.cluster.emulator.url}/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/vigil-node-${node}?fieldManager=test-recorder&force=true`, {
       method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(lease), signal: AbortSignal.timeout(5000),
     });
-    if (!res.ok) errors.push(`${res.status} ${await res.text()}`);
+    return res.ok ? undefined : `${res.status} ${await res.text()}`;
   };
-  await renew();
+  // The operator makes the node's identity (ServiceAccount, Role, bindings, the Lease) once it sees the Node: the first
+  // renewal waits for all of it, as a recorder Pod does (the operator makes the Pod only then).
+  let last: string | undefined;
+  await waitUntil(async () => {
+    token = token || (await release.cluster.emulator.issueServiceAccountToken(NS, `vigil-recorder-${node}`).catch(() => ''));
+    return token !== '' && (last = await renewOnce()) === undefined;
+  }, 30_000, `the identity of ${node}`).catch((err: Error) => {
+    throw new Error(`${err.message}; last refusal: ${last ?? 'none'}`);
+  });
+  const errors: string[] = [];
+  const renew = async () => {
+    if (stopped) return;
+    const refused = await renewOnce();
+    if (refused !== undefined) errors.push(refused);
+  };
   const timer = setInterval(() => void renew(), 2000);
   const stop = () => {
     stopped = true;

@@ -1,14 +1,18 @@
 // Camera assignment over the whole cluster (one key: the plan needs every camera and node at once): plans from the
 // caches (the RecorderNodes, and the selected Nodes still waiting for theirs, which count towards quorum), applies
 // each changed Camera status once (server-side apply of the operator's fields), records Events, moves and failover
-// seconds, and keeps the quorum, members and cameras-by-phase metrics.
+// seconds, and keeps the quorum, members and cameras-by-phase metrics. A status that gives a node a camera is written
+// only after that node's credentials Secret has the camera's credentials (camera-credentials.ts).
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
 import { awaitedMembers, conflictBackoffMs, isConflict, isNotFound, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
 import { planAssignment, type CameraDecision } from '../desired/assignment.js';
+import { recordingNodes } from '../desired/camera-credentials.js';
 import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus, type OwnedCameraStatus } from '../desired/camera-status.js';
 import { DEFAULT_PLAN_OPTIONS, isSettled } from '../desired/placement-rules.js';
 import { advertiseUrl } from '../desired/urls.js';
+import { forEachLimited } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
+import type { NodeCredentials, PlannedRecorders } from './camera-credentials.js';
 import { applyStatusCached, nsKey, type ControllerContext } from './context.js';
 
 export const ASSIGNMENT_KEY = 'cluster';
@@ -16,15 +20,19 @@ export const ASSIGNMENT_KEY = 'cluster';
 /** Status writes in flight at once. */
 const WRITE_CONCURRENCY = 8;
 
-async function forEachLimited<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const run = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+/** The nodes each status write gives a camera with credentials (the cameras that must be in those nodes' Secrets first). */
+function newRecorders(writes: Array<{ cam: Camera; owned: OwnedCameraStatus }>): PlannedRecorders {
+  const planned = new Map<string, string[]>();
+  for (const { cam, owned } of writes) {
+    if (cam.spec.credentialsSecretRef === undefined) continue;
+    const now = recordingNodes(cam);
+    const added = recordingNodes({ ...cam, status: owned }).filter((n) => !now.includes(n));
+    if (added.length > 0) planned.set(keyOf(cam), added);
+  }
+  return planned;
 }
 
-export function reconcileAssignmentFor(ctx: ControllerContext) {
+export function reconcileAssignmentFor(ctx: ControllerContext, credentials: NodeCredentials) {
   let lastQuorum: boolean | undefined;
   /** What the last pass planned from, and until when its result holds by time alone. */
   let last: { signature: string; validUntil: number } | undefined;
@@ -122,8 +130,15 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
     ctx.metrics.exportClusterState();
 
     let conflicts = 0;
-    await forEachLimited(writes, WRITE_CONCURRENCY, async ({ cam, owned, decision }) => {
+    let held = 0;
+    const planned = newRecorders(writes);
+    await credentials.whileAssigning(planned, signal, (unwritten) => forEachLimited(writes, WRITE_CONCURRENCY, async ({ cam, owned, decision }) => {
       if (signal.aborted) return;
+      // The node's Secret could not get the camera's credentials: not given to it yet (planned again with backoff).
+      if ((planned.get(keyOf(cam)) ?? []).some((n) => unwritten.has(n))) {
+        held++;
+        return;
+      }
       try {
         const written = await applyStatusCached(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal);
         moveEvents(written, decision, cam, byName, now);
@@ -135,7 +150,8 @@ export function reconcileAssignmentFor(ctx: ControllerContext) {
         }
         throw err;
       }
-    });
+    }));
+    if (held > 0) throw new Error(`${held} camera move(s) wait for their new node's camera credentials Secret`);
     last = conflicts === 0 && writes.length === 0 ? { signature, validUntil: now + (requeueAfterMs ?? Infinity) } : undefined;
     if (conflicts > 0) {
       // Applying owned fields does not conflict with the recorders; a 409 means something unexpected wrote: back off

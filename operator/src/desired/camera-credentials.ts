@@ -1,10 +1,14 @@
-// Camera + its credentialsSecretRef → whether the credentials resolve, and the one Secret the recorders read: the user
-// name and password of every Camera (keys `<camera>.username`, `<camera>.password`), copied from the Secrets Cameras name.
-// Only Secrets of type Opaque or kubernetes.io/basic-auth, and never the release's own (tokens, database, license).
-import { CAMERA_CREDENTIALS_SECRET, CAMERA_ID_PATTERN, CameraReason, Labels, type Camera, type OwnerReference } from '@vigil/crds';
+// Camera + its credentialsSecretRef → whether the credentials resolve, and what each node's credentials Secret holds:
+// the user name and password (keys `<camera>.username`, `<camera>.password`) of the cameras that node records or is
+// about to (status.node, status.handoverFrom), copied from the Secrets Cameras name. Only Secrets of type Opaque or
+// kubernetes.io/basic-auth, and never the release's own (tokens, database, license) or the operator's copies.
+import {
+  CAMERA_ID_PATTERN, CameraReason, isCameraCredentialsSecretName, Labels, nodeCredentialsSecretName, type Camera, type RecorderNode,
+} from '@vigil/crds';
 import type { Secret } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
-import { MANAGED_BY } from './names.js';
+import { MANAGED_BY, NODE_ANNOTATION } from './names.js';
+import { ownerOf } from './owner.js';
 
 /** The Secret types camera credentials may come from (the operator only watches these). */
 export const CREDENTIAL_SECRET_TYPES = ['Opaque', 'kubernetes.io/basic-auth'] as const;
@@ -13,18 +17,24 @@ export type CredentialsCheck =
   | { ok: true; reason: typeof CameraReason.NoCredentialsRef | typeof CameraReason.SecretFound; message: string; username?: string; password?: string }
   | { ok: false; reason: typeof CameraReason.SecretMissing | typeof CameraReason.SecretKeyMissing | typeof CameraReason.SecretRefused; secret: string; message: string };
 
-/** Secrets no credentialsSecretRef may name: the settings' reservedSecrets, recorder.secrets, and the copy itself. */
-export function reservedSecrets(settings: Settings): ReadonlySet<string> {
-  const own = settings.recorder.secrets;
-  return new Set([...settings.reservedSecrets, own.apiTokens, own.clusterToken, own.license, own.database, CAMERA_CREDENTIALS_SECRET].filter((n): n is string => n !== undefined));
+/** Secret names no credentialsSecretRef may name. */
+export interface ReservedSecrets {
+  has(name: string): boolean;
 }
 
-export function checkCredentials(cam: Camera, secretOf: (name: string) => Secret | undefined, reserved: ReadonlySet<string>): CredentialsCheck {
+/** The settings' reservedSecrets, recorder.secrets, and the operator's own credentials Secrets (every node's). */
+export function reservedSecrets(settings: Settings): ReservedSecrets {
+  const own = settings.recorder.secrets;
+  const named = new Set([...settings.reservedSecrets, own.apiTokens, own.clusterToken, own.license, own.database].filter((n): n is string => n !== undefined));
+  return { has: (name) => named.has(name) || isCameraCredentialsSecretName(name) };
+}
+
+export function checkCredentials(cam: Camera, secretOf: (name: string) => Secret | undefined, reserved: ReservedSecrets): CredentialsCheck {
   const ref = cam.spec.credentialsSecretRef;
   if (ref === undefined) return { ok: true, reason: CameraReason.NoCredentialsRef, message: 'no credentialsSecretRef: the source needs no credentials or carries its own' };
   const namespace = cam.metadata.namespace ?? '';
   if (reserved.has(ref.name)) {
-    return { ok: false, reason: CameraReason.SecretRefused, secret: ref.name, message: `Secret ${ref.name} is one of Vigil's own Secrets (tokens, database, license) and is never given to the recorders: put the camera's user name and password into a Secret of their own` };
+    return { ok: false, reason: CameraReason.SecretRefused, secret: ref.name, message: `Secret ${ref.name} is one of Vigil's own Secrets (tokens, database, license, the recorders' credentials copies) and is never given to the recorders: put the camera's user name and password into a Secret of their own` };
   }
   const secret = secretOf(ref.name);
   if (secret === undefined) {
@@ -39,25 +49,63 @@ export function checkCredentials(cam: Camera, secretOf: (name: string) => Secret
   return { ok: true, reason: CameraReason.SecretFound, message: `the credentials come from Secret ${ref.name}`, username: secret.data?.[userKey], password: secret.data?.[passKey] };
 }
 
-/** The data of the credentials Secret (base64 values, as copied): one user name and password per Camera that has them. */
-export function credentialsData(cameras: Camera[], secretOf: (name: string) => Secret | undefined, reserved: ReadonlySet<string>): Record<string, string> {
-  const data: Record<string, string> = {};
-  for (const cam of [...cameras].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1))) {
-    const id = cam.metadata.name ?? '';
-    if (cam.metadata.deletionTimestamp || !CAMERA_ID_PATTERN.test(id)) continue;
-    const check = checkCredentials(cam, secretOf, reserved);
-    if (!check.ok || check.username === undefined || check.password === undefined) continue;
-    data[`${id}.username`] = check.username;
-    data[`${id}.password`] = check.password;
-  }
-  return data;
+/** A camera's user name and password as stored (base64), from its credentials check. */
+export interface CopiedCredentials {
+  username: string;
+  password: string;
 }
 
-export function desiredCredentialsSecret(data: Record<string, string>, namespace: string, owner: OwnerReference): Secret & { apiVersion: string; kind: string } {
+/** Every Camera whose credentials resolve (not being deleted, a valid camera id) and its user name and password. */
+export function resolvedCredentials(cameras: Camera[], secretOf: (name: string) => Secret | undefined, reserved: ReservedSecrets): Array<{ camera: Camera; credentials: CopiedCredentials }> {
+  const out: Array<{ camera: Camera; credentials: CopiedCredentials }> = [];
+  for (const camera of cameras) {
+    if (camera.metadata.deletionTimestamp || !CAMERA_ID_PATTERN.test(camera.metadata.name ?? '')) continue;
+    const check = checkCredentials(camera, secretOf, reserved);
+    if (check.ok && check.username !== undefined && check.password !== undefined) out.push({ camera, credentials: { username: check.username, password: check.password } });
+  }
+  return out;
+}
+
+/** The nodes that record a camera now: its node and the old side of a planned move. */
+export function recordingNodes(camera: Camera): string[] {
+  return [camera.status?.node, camera.status?.handoverFrom ?? undefined].filter((n): n is string => n !== undefined && n !== '');
+}
+
+/**
+ * The data of each node's credentials Secret: every node in `nodes` gets an entry (empty when it records no camera
+ * with credentials); a camera's credentials go to the nodes that record it (`recordingNodes`) and to those `alsoTo`
+ * names (a move about to be written), nowhere else.
+ */
+export function credentialsByNode(
+  cameras: Camera[], nodes: readonly string[], secretOf: (name: string) => Secret | undefined, reserved: ReservedSecrets, alsoTo: (camera: Camera) => readonly string[] = () => [],
+): Map<string, Record<string, string>> {
+  const byNode = new Map<string, Record<string, string>>(nodes.map((n) => [n, {}]));
+  const sorted = [...cameras].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
+  for (const { camera, credentials } of resolvedCredentials(sorted, secretOf, reserved)) {
+    const id = camera.metadata.name ?? '';
+    for (const node of new Set([...recordingNodes(camera), ...alsoTo(camera)])) {
+      const data = byNode.get(node);
+      if (data === undefined) continue; // no such RecorderNode (yet): nothing records there
+      data[`${id}.username`] = credentials.username;
+      data[`${id}.password`] = credentials.password;
+    }
+  }
+  return byNode;
+}
+
+/** A node's credentials Secret, owned by its RecorderNode (it goes with the node, and with the release). */
+export function desiredNodeCredentialsSecret(rn: RecorderNode, data: Record<string, string>, namespace: string): Secret & { apiVersion: string; kind: string } {
+  const node = rn.metadata.name ?? '';
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: CAMERA_CREDENTIALS_SECRET, namespace, labels: { [Labels.name]: 'vigil', [Labels.component]: 'camera-credentials', [Labels.managedBy]: MANAGED_BY }, ownerReferences: [owner] },
+    metadata: {
+      name: nodeCredentialsSecretName(node),
+      namespace,
+      labels: { [Labels.name]: 'vigil', [Labels.component]: 'camera-credentials', [Labels.managedBy]: MANAGED_BY },
+      annotations: { [NODE_ANNOTATION]: node },
+      ownerReferences: [ownerOf(rn)],
+    },
     type: 'Opaque',
     data,
   };

@@ -1,9 +1,9 @@
 // RecorderNode + settings → the node's own identity (kubernetes.md §5 "Least privilege"): a ServiceAccount for its
-// recorder Pod, a Role that lets it write its own heartbeat Lease and nothing else, the bindings to that Role and to
-// the chart's shared recorder rules (read-only but for Camera status), and the heartbeat Lease itself, made empty so
-// that the recorder never needs to create Leases.
+// recorder Pod, a Role that lets it write its own heartbeat Lease and read its own camera credentials Secret and nothing
+// else, the bindings to that Role and to the chart's shared recorder rules (read-only but for Camera status), and the
+// heartbeat Lease itself, made empty so that the recorder never needs to create Leases.
 import { createHash } from 'node:crypto';
-import { NODE_LEASE_DURATION_SECONDS, nodeLeaseName, nodeNameOf, type RecorderNode } from '@vigil/crds';
+import { NODE_LEASE_DURATION_SECONDS, nodeCredentialsSecretName, nodeLeaseName, nodeNameOf, type RecorderNode } from '@vigil/crds';
 import type { Binding, Lease, Role, ServiceAccount } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
 import { recorderLabels, recorderName } from './names.js';
@@ -13,7 +13,10 @@ const RBAC_GROUP = 'rbac.authorization.k8s.io';
 
 export interface RecorderIdentity {
   serviceAccount: ServiceAccount;
-  /** Its own heartbeat Lease: get, update, patch, delete (POST /cluster/leave deletes it) by name. */
+  /**
+   * Its own heartbeat Lease: get, update, patch, delete (POST /cluster/leave deletes it) by name; its own camera
+   * credentials Secret: get, list, watch by name (a list or watch with the field selector metadata.name=<it>).
+   */
   role: Role;
   roleBinding: Binding;
   /** The chart's namespaced recorder Role (Cameras, their status, Leases read, Events). */
@@ -54,7 +57,10 @@ export function desiredRecorderIdentity(rn: RecorderNode, settings: Settings, na
       apiVersion: `${RBAC_GROUP}/v1`,
       kind: 'Role',
       metadata: meta(name),
-      rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update', 'patch', 'delete'] }],
+      rules: [
+        { apiGroups: ['coordination.k8s.io'], resources: ['leases'], resourceNames: [leaseName], verbs: ['get', 'update', 'patch', 'delete'] },
+        { apiGroups: [''], resources: ['secrets'], resourceNames: [nodeCredentialsSecretName(rn.metadata.name ?? node)], verbs: ['get', 'list', 'watch'] },
+      ],
     },
     roleBinding: { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: meta(name), roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name }, subjects },
     sharedRoleBinding: { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: meta(`${name}-shared`), roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: sharedRole }, subjects },

@@ -9,7 +9,7 @@ import { reconcileAssignmentFor } from '../../src/controllers/assignment.js';
 import { inProcessOperator } from '../support/in-process.js';
 
 test('no quorum while selected Nodes await their RecorderNode; own fields only; handoverFrom cleared when the move completes', async (t) => {
-  const { ctx, admin, signal, until, cluster } = await inProcessOperator(t, { nodeSelector: 'vigil.io/recorder=true' });
+  const { ctx, credentials, admin, signal, until, cluster } = await inProcessOperator(t, { nodeSelector: 'vigil.io/recorder=true' });
   const ns = cluster.namespace;
   for (const n of ['node-a', 'node-b', 'node-c']) await cluster.addNode(n, { 'vigil.io/recorder': 'true' });
   await cluster.addNode('db-1');
@@ -19,7 +19,7 @@ test('no quorum while selected Nodes await their RecorderNode; own fields only; 
   await heartbeat('node-a');
   await admin.create(Resources.cameras, { apiVersion: API_VERSION, kind: 'Camera', metadata: { name: 'door', namespace: ns }, spec: { source: 'rtsp://192.0.2.1/door' } } as KubeObject);
   await until(() => ctx.caches.nodes.list().length === 4 && ctx.caches.cameras.list().length === 1 && ctx.caches.leases.list().length === 1 && ctx.caches.recorderNodes.list().length === 1, 'the caches');
-  const reconcile = reconcileAssignmentFor(ctx);
+  const reconcile = reconcileAssignmentFor(ctx, credentials);
   const camera = async () => (await admin.get<Camera>(Resources.cameras, ns, 'door')) as Camera;
   await reconcile('cluster', signal);
   let cam = await camera();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { API_VERSION, type RecorderNode } from '@vigil/crds';
 import { Resources, toMicroTime, type Binding, type Lease, type Role, type ServiceAccount } from '@vigil/kube';
-import { ownLeaseRule } from '@vigil/testing/kube/recorder-identity';
+import { ownRules } from '@vigil/testing/kube/recorder-identity';
 import { RECORDER_CLUSTER_ROLE, RECORDER_ROLE } from '@vigil/testing/kube/test-cluster';
 import { reconcileRecorderIdentityFor } from '../../src/controllers/recorder-identity.js';
 import { inProcessOperator } from '../support/in-process.js';
@@ -21,7 +21,7 @@ test('a RecorderNode gets its own identity; drift is put right; the heartbeat Le
   const sa = await admin.get<ServiceAccount>(Resources.serviceAccounts, ns, 'vigil-recorder-node-a');
   assert.equal(sa?.metadata.ownerReferences?.[0]?.uid, rn.metadata.uid, 'owned by the RecorderNode: deleting it deletes the identity');
   const role = await admin.get<Role>(Resources.roles, ns, 'vigil-recorder-node-a');
-  assert.deepEqual(role?.rules, [ownLeaseRule('node-a')]);
+  assert.deepEqual(role?.rules, ownRules('node-a'));
   const subjects = [{ kind: 'ServiceAccount', apiGroup: '', name: 'vigil-recorder-node-a', namespace: ns }];
   const own = await admin.get<Binding>(Resources.roleBindings, ns, 'vigil-recorder-node-a');
   assert.deepEqual([own?.roleRef.name, own?.subjects], ['vigil-recorder-node-a', subjects]);
@@ -41,7 +41,7 @@ test('a RecorderNode gets its own identity; drift is put right; the heartbeat Le
   await until(() => ctx.caches.roles.get(`${ns}/vigil-recorder-node-a`)?.rules?.[0]?.verbs.length === 1 && ctx.caches.roleBindings.get(`${ns}/vigil-recorder-node-a-shared`)?.roleRef.name === 'something-else'
     && ctx.caches.leases.get(`${ns}/vigil-node-node-a`)?.metadata.resourceVersion === renewed.metadata.resourceVersion, 'the drift in the caches');
   await reconcile('node-a', signal);
-  assert.deepEqual((await admin.get<Role>(Resources.roles, ns, 'vigil-recorder-node-a'))?.rules, [ownLeaseRule('node-a')]);
+  assert.deepEqual((await admin.get<Role>(Resources.roles, ns, 'vigil-recorder-node-a'))?.rules, ownRules('node-a'));
   // Put right means equal to what the API server stores: the next pass writes nothing.
   const versions = async () => Promise.all([
     admin.get(Resources.serviceAccounts, ns, 'vigil-recorder-node-a'), admin.get(Resources.roles, ns, 'vigil-recorder-node-a'),

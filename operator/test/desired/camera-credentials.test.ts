@@ -1,12 +1,12 @@
-// Camera credentials: which Secret a Camera may take them from, what the recorders' copy holds, the checks' conditions.
+// Camera credentials: which Secret a Camera may take them from, what each node's copy holds, the checks' conditions.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Secret } from '@vigil/kube';
 import { parseSettings } from '../../src/config/settings.js';
-import { checkCredentials, credentialsData, reservedSecrets } from '../../src/desired/camera-credentials.js';
+import { checkCredentials, credentialsByNode, desiredNodeCredentialsSecret, reservedSecrets } from '../../src/desired/camera-credentials.js';
 import { checksChanged, desiredCheckConditions } from '../../src/desired/camera-checks.js';
 import { duplicateSources, sourceIdentity } from '../../src/desired/duplicate-sources.js';
-import { camera } from '../support/objects.js';
+import { camera, recorderNode } from '../support/objects.js';
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 const settings = parseSettings({
@@ -20,7 +20,7 @@ const secrets: Record<string, Secret> = {
   'vigil-admin-token': { metadata: { name: 'vigil-admin-token' }, data: { username: b64('x'), password: b64('y') } },
 };
 const secretOf = (name: string): Secret | undefined => secrets[name];
-const withRef = (name: string, secret: string, keys: { usernameKey?: string; passwordKey?: string } = {}) => camera(name, {}, { credentialsSecretRef: { name: secret, usernameKey: keys.usernameKey ?? 'username', passwordKey: keys.passwordKey ?? 'password' } });
+const withRef = (name: string, secret: string, keys: { usernameKey?: string; passwordKey?: string } = {}, status = {}) => camera(name, status, { credentialsSecretRef: { name: secret, usernameKey: keys.usernameKey ?? 'username', passwordKey: keys.passwordKey ?? 'password' } });
 
 test('a credentialsSecretRef resolves, is missing, lacks a key, or names one of Vigil\'s own Secrets', () => {
   assert.equal(checkCredentials(camera('a'), secretOf, reserved).reason, 'NoCredentialsRef');
@@ -31,14 +31,39 @@ test('a credentialsSecretRef resolves, is missing, lacks a key, or names one of 
   assert.match(missing.message, /Secret nope does not exist in namespace vigil/);
   const half = checkCredentials(withRef('a', 'half'), secretOf, reserved);
   assert.deepEqual([half.reason, half.message.includes('no key password')], ['SecretKeyMissing', true]);
-  for (const own of ['vigil-admin-token', 'vigil-api-tokens', 'vigil-cluster-token', 'vigil-database', 'vigil-camera-credentials']) {
+  for (const own of ['vigil-admin-token', 'vigil-api-tokens', 'vigil-cluster-token', 'vigil-database', 'vigil-camera-credentials', 'vigil-camera-credentials-node-b']) {
     assert.equal(checkCredentials(withRef('a', own), secretOf, reserved).reason, 'SecretRefused', own);
   }
 });
 
-test('the recorders\' copy holds each Camera\'s user name and password under its own name, and nothing refused', () => {
-  const data = credentialsData([withRef('lobby', 'lobby-login'), withRef('door', 'lobby-login'), withRef('x', 'vigil-admin-token'), withRef('y', 'half'), camera('open')], secretOf, reserved);
-  assert.deepEqual(data, { 'door.username': b64('admin'), 'door.password': b64('pw'), 'lobby.username': b64('admin'), 'lobby.password': b64('pw') });
+test('each node\'s copy holds the credentials of the cameras it records or hands over, and nothing refused', () => {
+  const cams = [
+    withRef('lobby', 'lobby-login', {}, { node: 'node-a' }),
+    withRef('door', 'lobby-login', {}, { node: 'node-b', handoverFrom: 'node-a' }),
+    withRef('pending', 'lobby-login'),
+    withRef('x', 'vigil-admin-token', {}, { node: 'node-a' }),
+    withRef('y', 'half', {}, { node: 'node-a' }),
+    camera('open', { node: 'node-a' }),
+    withRef('elsewhere', 'lobby-login', {}, { node: 'gone' }),
+  ];
+  const pair = { username: b64('admin'), password: b64('pw') };
+  const keys = (id: string) => ({ [`${id}.username`]: pair.username, [`${id}.password`]: pair.password });
+  const byNode = credentialsByNode(cams, ['node-a', 'node-b', 'node-c'], secretOf, reserved);
+  assert.deepEqual(Object.fromEntries(byNode), { 'node-a': { ...keys('door'), ...keys('lobby') }, 'node-b': keys('door'), 'node-c': {} });
+  // A move about to be written: the new node gets the camera too, before its status says so.
+  const moving = credentialsByNode(cams, ['node-a', 'node-b', 'node-c'], secretOf, reserved, (c) => (c.metadata.name === 'lobby' ? ['node-c'] : []));
+  assert.deepEqual(moving.get('node-c'), keys('lobby'));
+  assert.deepEqual(moving.get('node-a'), byNode.get('node-a'));
+});
+
+test('a node\'s copy is named after it, owned by its RecorderNode, and refused as a camera\'s credentials Secret', () => {
+  const secret = desiredNodeCredentialsSecret(recorderNode('node-a'), {}, 'vigil');
+  assert.equal(secret.metadata.name, 'vigil-camera-credentials-node-a');
+  assert.deepEqual(secret.metadata.ownerReferences?.map((o) => [o.kind, o.name, o.uid]), [['RecorderNode', 'node-a', 'uid-rn-node-a']]);
+  assert.equal(secret.type, 'Opaque');
+  const long = desiredNodeCredentialsSecret(recorderNode(`${'n'.repeat(240)}.example.com`), {}, 'vigil').metadata.name ?? '';
+  assert.ok(long.length <= 253 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(long), long);
+  assert.equal(checkCredentials(withRef('a', long), secretOf, reserved).reason, 'SecretRefused');
 });
 
 test('one source, two Cameras: compared without credentials, host case or the default port', () => {

@@ -8,6 +8,7 @@ import { startTestCluster, type TestCluster } from '@vigil/testing/kube/test-clu
 import { waitUntil } from '@vigil/testing/processes';
 import { loadSettings } from '../../src/config/settings.js';
 import { parseLabelSelector } from '../../src/controllers/label-selector.js';
+import type { NodeCredentials } from '../../src/controllers/camera-credentials.js';
 import type { ControllerContext } from '../../src/controllers/context.js';
 import { PodTemplates } from '../../src/controllers/pod-templates.js';
 import { OperatorMetrics } from '../../src/metrics.js';
@@ -17,6 +18,8 @@ export interface InProcess {
   cluster: TestCluster;
   ctx: ControllerContext;
   templates: PodTemplates;
+  /** The operator's one writer of the nodes' camera credentials Secrets (the assignment's reconcile needs it). */
+  credentials: NodeCredentials;
   /** The administrator's client (the test playing the user, the recorders and the kubelet). */
   admin: KubeClient;
   signal: AbortSignal;
@@ -44,7 +47,7 @@ export async function inProcessOperator(t: TestContext, opts: { nodeSelector?: s
   await operator.waitForSync(stop.signal);
   const ctx = operator.context;
   return {
-    cluster, ctx, templates: new PodTemplates(ctx), admin, signal: stop.signal,
+    cluster, ctx, templates: new PodTemplates(ctx), credentials: operator.credentials, admin, signal: stop.signal,
     until: (cond, what) => waitUntil(cond, 10_000, what, 20),
   };
 }

@@ -1,4 +1,4 @@
-// A Camera resource (+ its credentials, from the operator's credentials Secret) as the recorder's camera: settings
+// A Camera resource (+ its credentials, from the node's credentials Secret the operator writes) as the recorder's camera: settings
 // resolved, credentials put into the URLs.
 import { CAMERA_ID_PATTERN, type Camera as CameraResource } from '@vigil/crds';
 import type { Camera } from '../cameras/camera.js';

@@ -1,9 +1,9 @@
 // What this node sees of the cluster: Cameras, RecorderNodes, Leases and the camera credentials the operator copied for
-// the recorders (the one Secret they may read), through list+watch caches that survive API outages; and the questions
+// this node (its own Secret, the one it may read), through list+watch caches that survive API outages; and the questions
 // every part asks of them (which cameras a node records, where a node is, the silence rule the operator judges nodes by).
 import type { Logger } from 'pino';
 import {
-  CAMERA_CREDENTIALS_SECRET, DEFAULT_NODE_SILENCE_SECONDS, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME, nodeLeaseName, recordsCamera, type Camera as CameraResource, type RecorderNode,
+  DEFAULT_NODE_SILENCE_SECONDS, nodeCredentialsSecretName, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME, nodeLeaseName, recordsCamera, type Camera as CameraResource, type RecorderNode,
 } from '@vigil/crds';
 import { Informer, reportOf, Resources, silenceMsOf, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease, type Secret } from '@vigil/kube';
 import type { CameraCredentials } from './camera-from-resource.js';
@@ -11,17 +11,19 @@ import type { CameraCredentials } from './camera-from-resource.js';
 export class ClusterView {
   readonly cameras: Informer<CameraResource & KubeObject>;
   readonly recorderNodes: Informer<RecorderNode & KubeObject>;
-  /** The operator's credentials Secret alone: a list or watch of all Secrets is refused to the recorders. */
+  /** This node's credentials Secret alone (the cameras it records): a list or watch of any other Secret is refused to it. */
   readonly credentials: Informer<Secret>;
   readonly leases: Informer<Lease>;
   readonly namespace: string;
+  readonly #credentialsSecret: string;
 
-  constructor(client: KubeClient, namespace: string, log: Logger, clock: KubeClock) {
+  constructor(client: KubeClient, namespace: string, nodeName: string, log: Logger, clock: KubeClock) {
     this.namespace = namespace;
+    this.#credentialsSecret = nodeCredentialsSecretName(nodeName);
     const opts = { namespace, minRetryMs: 500, maxRetryMs: 5000 };
     this.cameras = new Informer('cameras', client, Resources.cameras, log, clock, opts);
     this.recorderNodes = new Informer('recordernodes', client, Resources.recorderNodes, log, clock, { minRetryMs: 500, maxRetryMs: 5000 });
-    this.credentials = new Informer('credentials', client, Resources.secrets, log, clock, { ...opts, fieldSelector: `metadata.name=${CAMERA_CREDENTIALS_SECRET}` });
+    this.credentials = new Informer('credentials', client, Resources.secrets, log, clock, { ...opts, fieldSelector: `metadata.name=${this.#credentialsSecret}` });
     this.leases = new Informer('leases', client, Resources.leases, log, clock, opts);
   }
 
@@ -78,9 +80,9 @@ export class ClusterView {
     return silenceMsOf(this.lease(OPERATOR_LEASE_NAME)?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
   }
 
-  /** A camera's user name and password as the operator copied them, undefined when it has none (yet). */
+  /** A camera's user name and password as the operator copied them for this node, undefined when it has none (yet). */
   cameraCredentials(camera: string): CameraCredentials | undefined {
-    const data = this.credentials.get(`${this.namespace}/${CAMERA_CREDENTIALS_SECRET}`)?.data;
+    const data = this.credentials.get(`${this.namespace}/${this.#credentialsSecret}`)?.data;
     const username = data?.[`${camera}.username`];
     const password = data?.[`${camera}.password`];
     if (username === undefined || password === undefined) return undefined;

@@ -22,7 +22,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
   const advertised = config.cluster.advertise_url;
   if (advertised === undefined) throw new Error('cluster.advertise_url is required in cluster mode'); // the schema refuses it before
   const { client, namespace } = connectToKubernetes(ctx.env, config.cluster.namespace, ctx.version);
-  const view = new ClusterView(client, namespace, log, kubeClock(clock));
+  const view = new ClusterView(client, namespace, nodeName, log, kubeClock(clock));
   const cache = new AssignmentCache(config.cluster.dataDir, nodeName);
   const source = new ClusterCameraSource({ view, registry: ctx.registry, config, nodeName, cache, clock, log });
   /** Set once the fleet runs: what the node reports with each heartbeat. */

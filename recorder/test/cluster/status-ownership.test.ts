@@ -36,7 +36,7 @@ test('operator and recorder write one Camera status at once and both survive; /c
     const { path } = await cluster.nodeKubeconfig(node);
     const { client, namespace } = connectToKubernetes({ KUBECONFIG: path }, cluster.namespace, 'test');
     t.after(() => client.close());
-    const view = new ClusterView(client, namespace, log, kubeClock(systemClock));
+    const view = new ClusterView(client, namespace, node, log, kubeClock(systemClock));
     view.start();
     t.after(() => view.stop());
     const heartbeat = new Heartbeat({ client, namespace, nodeName: node, clock: systemClock, log, report: () => ({ url: `http://${node}.test:9997`, version: '9.9.9', cameras: 1 }) });

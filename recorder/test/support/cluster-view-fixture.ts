@@ -38,7 +38,7 @@ export async function nodeUnderTest(t: TestContext, node: string): Promise<NodeU
   const { client, namespace } = connectToKubernetes({ KUBECONFIG: path }, cluster.namespace, 'test');
   t.after(() => client.close());
   const { log, text } = testLogger('info');
-  const view = new ClusterView(client, namespace, log, kubeClock(systemClock));
+  const view = new ClusterView(client, namespace, node, log, kubeClock(systemClock));
   view.start();
   t.after(() => view.stop());
   const heartbeat = new Heartbeat({ client, namespace, nodeName: node, clock: systemClock, log, report: () => ({ url: `http://${node}.test:9997`, version: '1.0.0', cameras: 0 }) });

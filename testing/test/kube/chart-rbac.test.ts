@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCluster, loadRules, type TestCluster } from '../../src/kube/test-cluster.js';
-import { ownLeaseRule } from '../../src/kube/recorder-identity.js';
+import { ownRules } from '../../src/kube/recorder-identity.js';
 
 const VERBS = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete', 'deletecollection'];
 
@@ -28,7 +28,7 @@ for (const who of ['operator', 'recorder'] as const) {
     const account = who === 'operator' ? 'vigil-operator' : 'vigil-recorder-node-a';
     const token = (await cluster.kubectl('create', 'token', account, '-n', cluster.namespace)).trim();
     const rules = loadRules(who);
-    const namespaced = who === 'recorder' ? [...rules.namespacedRules, ownLeaseRule('node-a')] : rules.namespacedRules;
+    const namespaced = who === 'recorder' ? [...rules.namespacedRules, ...ownRules('node-a')] : rules.namespacedRules;
     const scopes: Scope[] = [{ rules: rules.clusterRules }, { namespace: cluster.namespace, rules: namespaced }, ...(rules.defaultNamespaceRules ? [{ namespace: 'default', rules: rules.defaultNamespaceRules }] : [])];
     const granted = new Set<string>();
     for (const scope of scopes) {
