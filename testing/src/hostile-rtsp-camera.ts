@@ -32,6 +32,8 @@ export interface HostileRtspCamera {
   readonly port: number;
   /** Connections accepted so far (each reconnect of the recorder is one). */
   readonly connections: number;
+  /** `bye-after`: when each session's BYE was sent (Date.now()), in order. */
+  readonly byesSentAt: readonly number[];
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,7 @@ class Session {
     private readonly socket: Socket,
     private readonly opts: Required<HostileRtspCameraOptions>,
     private readonly source: H264RtpSource,
+    private readonly byeSent: (at: number) => void,
   ) {
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -151,13 +154,10 @@ class Session {
     this.timer = setInterval(() => {
       if (mode === 'bye-after' && Date.now() - started > validSeconds * 1000) {
         clearInterval(this.timer);
-        // RTCP BYE (RFC 3550 6.6) from the stream's source, on the RTCP channel; then silence.
-        const bye = Buffer.alloc(8);
-        bye[0] = 0x81;
-        bye[1] = 203;
-        bye.writeUInt16BE(1, 2);
-        bye.writeUInt32BE(this.source.ssrc, 4);
-        this.socket.write(frame(1, bye));
+        // RTCP BYE (RFC 3550 6.6) from the stream's source, on the RTCP channel; then silence. As RFC 3550 6.1 asks,
+        // a compound packet that starts with a report (ffmpeg drops a lone 8-byte BYE as too short for RTP or RTCP).
+        this.socket.write(frame(1, byeCompound(this.source.ssrc)));
+        this.byeSent(Date.now());
         return;
       }
       if (mode === 'garbage-after' && Date.now() - started > validSeconds * 1000) {
@@ -183,15 +183,42 @@ class Session {
   }
 }
 
+/** A sender report (no report blocks), an SDES with its CNAME and a BYE: what a camera sends when its stream ends. */
+function byeCompound(ssrc: number): Buffer {
+  const report = Buffer.alloc(28);
+  report[0] = 0x80;
+  report[1] = 200;
+  report.writeUInt16BE(6, 2);
+  report.writeUInt32BE(ssrc >>> 0, 4);
+  const cname = Buffer.from('hostile@127.0.0.1');
+  // SDES: one chunk (SSRC, CNAME item, end of list), padded to 32 bits.
+  const sdesBody = 4 + 2 + cname.length + 1;
+  const sdes = Buffer.alloc(4 + Math.ceil(sdesBody / 4) * 4);
+  sdes[0] = 0x81;
+  sdes[1] = 202;
+  sdes.writeUInt16BE(sdes.length / 4 - 1, 2);
+  sdes.writeUInt32BE(ssrc >>> 0, 4);
+  sdes[8] = 1;
+  sdes[9] = cname.length;
+  cname.copy(sdes, 10);
+  const bye = Buffer.alloc(8);
+  bye[0] = 0x81;
+  bye[1] = 203;
+  bye.writeUInt16BE(1, 2);
+  bye.writeUInt32BE(ssrc >>> 0, 4);
+  return Buffer.concat([report, sdes, bye]);
+}
+
 /** Starts the camera on 127.0.0.1 (port 0); its stream is `rtsp://127.0.0.1:PORT/cam`. */
 export async function startHostileRtspCamera(options: HostileRtspCameraOptions): Promise<HostileRtspCamera> {
   const opts: Required<HostileRtspCameraOptions> = { fps: 25, validSeconds: 3, ...options };
   const source = await H264RtpSource.fromFile(opts.file, opts.fps);
   const sessions = new Set<Session>();
   let connections = 0;
+  const byesSentAt: number[] = [];
   const server: Server = createServer((socket) => {
     connections++;
-    const session = new Session(socket, opts, source.fork());
+    const session = new Session(socket, opts, source.fork(), (at) => byesSentAt.push(at));
     sessions.add(session);
     socket.on('close', () => sessions.delete(session));
   });
@@ -205,6 +232,7 @@ export async function startHostileRtspCamera(options: HostileRtspCameraOptions):
     get connections() {
       return connections;
     },
+    byesSentAt,
     stop: async () => {
       for (const s of sessions) s.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
