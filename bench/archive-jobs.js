@@ -13,43 +13,34 @@
 //   VIGIL_BENCH_JOBS_DIAG=1                    also the recorder's export command run directly, with and without
 //                                              +faststart (where the export's time goes)
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { copyFile, mkdir, open, readdir, rm, statfs, stat, utimes, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, rm, statfs, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
-import { clkTck, descendants } from './lib/proc.js';
-import { freePort } from '@vigil/testing/net';
-import { watchRecorderOutput } from './lib/recorder-output.js';
-import { envInt } from './lib/numbers.js';
+import { startArchiveRecorder } from './lib/archive-recorder.js';
+import { makeTempDir, removeTempDir, sleep } from './lib/lifecycle.js';
+import { loadAverageFigure } from './lib/machine.js';
+import { gopSeconds, mediaInfo } from './lib/media-probe.js';
+import { envInt, median, r2, r3 } from './lib/numbers.js';
+import { descendants } from './lib/proc.js';
+import { makeArchive, SEGMENT_ENCODE, SEGMENT_SECONDS } from './lib/segment-archive.js';
+import { coldCache, fsyncSeconds, runTool, withChildCpu } from './lib/tool-timing.js';
 
 export const description =
   'archive jobs: export of 4 h vs `cat` of the same files (target ≥ 50 % of the copy speed); time-lapse of 1 h at speed 60 vs the plain full-decode ffmpeg command (target ≥ 3× faster)';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RECORDER_BIN = join(ROOT, 'recorder', 'bin', 'vigil-recorder.js');
-const DIST = join(ROOT, 'recorder', 'dist');
+const DIST = fileURLToPath(new URL('../recorder/dist', import.meta.url));
 const FFMPEG = process.env.VIGIL_TEST_FFMPEG ?? 'ffmpeg';
-const FFPROBE = FFMPEG.includes('/') ? join(FFMPEG, '..', 'ffprobe') : 'ffprobe';
 
 const CAMERA = 'bench-cam';
 // 22:00 UTC: the 4-hour archive spans two UTC date folders, as real ones do.
 const ARCHIVE_START = Date.UTC(2025, 2, 9, 22, 0, 0) / 1000;
-const SEGMENT_SECONDS = 60;
 const EXPORT_SECONDS = 4 * 3600;
 const TIMELAPSE_SECONDS = 3600;
-const SPEED = 60;
-const GOP_FRAMES = 50; // 2 s at 25 fps: 60 ≥ 30 × 2, so the recorder decodes keyframes only
+const SPEED = 60; // the segments' GOP is 2 s at 25 fps: 60 ≥ 30 × 2, so the recorder decodes keyframes only
 const POLL_MS = 100;
 const TARGET_EXPORT_FRACTION = 0.5;
 const TARGET_TIMELAPSE_SPEEDUP = 3;
-
-const SEGMENT_ENCODE = [
-  '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=25', '-t', String(SEGMENT_SECONDS),
-  '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '2M', '-g', String(GOP_FRAMES), '-pix_fmt', 'yuv420p',
-  '-f', 'mp4', '-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-frag_duration', '200000',
-];
 
 /** The plain command of the spec's time-lapse settings: every frame decoded. */
 const plainTimelapseArgs = (list, out) => [
@@ -67,136 +58,6 @@ export const defaults = {
 
 function log(msg) {
   process.stderr.write(`[jobs] ${msg}\n`);
-}
-
-const r2 = (x) => (x === null || x === undefined ? null : Math.round(x * 100) / 100);
-const r3 = (x) => (x === null || x === undefined ? null : Math.round(x * 1000) / 1000);
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return null;
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
-/** CPU seconds { user, sys } of the reaped children of `pid` (cutime, cstime of /proc/<pid>/stat). */
-function reapedChildCpu(pid = 'self') {
-  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = text.slice(text.lastIndexOf(')') + 2).split(' '); // f[n - 3] is field n
-  return { user: Number(f[13]) / clkTck(), sys: Number(f[14]) / clkTck() };
-}
-
-/** Runs `fn`, returning its result with the CPU its children (of `pid`) used meanwhile: cpu_user_s, cpu_sys_s. */
-async function withChildCpu(pid, fn) {
-  const a = reapedChildCpu(pid);
-  const out = await fn();
-  const b = reapedChildCpu(pid);
-  return { ...out, cpu_user_s: r2(b.user - a.user), cpu_sys_s: r2(b.sys - a.sys) };
-}
-
-/** Runs a tool to completion (tracked: stopped on ctrl-C); returns wall seconds. Throws with its stderr on failure. */
-async function runTool(command, args, { stdoutFd, name } = {}) {
-  const t0 = performance.now();
-  const child = spawnTracked(command, args, { stdio: ['ignore', stdoutFd ?? 'ignore', 'pipe'], name: name ?? command });
-  let err = '';
-  child.stderr.on('data', (b) => {
-    err = (err + b.toString()).slice(-4000);
-  });
-  const { code, signal, error } = await child.exitedPromise;
-  const seconds = (performance.now() - t0) / 1000;
-  if (code !== 0) throw new Error(`${command} ${args.slice(0, 6).join(' ')} … failed (${error ?? code ?? signal}): ${err}`);
-  return seconds;
-}
-
-function probe(args) {
-  return execFileSync(FFPROBE, ['-v', 'error', ...args], { encoding: 'utf8', timeout: 120_000 }).trim();
-}
-
-/** Average keyframe interval, seconds (what the recorder's gop-probe measures). */
-function gopSeconds(file) {
-  const t = probe(['-select_streams', 'v:0', '-skip_frame', 'nokey', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', file])
-    .split('\n').map(Number.parseFloat).filter(Number.isFinite);
-  return t.length < 2 ? null : (t.at(-1) - t[0]) / (t.length - 1);
-}
-
-/**
- * { duration (s), frames } of the first video stream. `count`: demux every packet (no decode; for the fragmented
- * segment, whose moov lists no samples); otherwise the sample count of the moov (header only, also over http://).
- */
-function mediaInfo(input, { count = false } = {}) {
-  const j = JSON.parse(probe([...(count ? ['-count_packets'] : []), '-select_streams', 'v:0', '-show_entries', 'stream=nb_frames,nb_read_packets:format=duration', '-of', 'json', input]));
-  const s = j.streams?.[0] ?? {};
-  return { duration: Number(j.format?.duration), frames: Number(count ? s.nb_read_packets : s.nb_frames) };
-}
-
-/** sync, then drop the page cache (root only). True when dropped. */
-function coldCache() {
-  execFileSync('sync');
-  try {
-    writeFileSync('/proc/sys/vm/drop_caches', '3');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function fsyncSeconds(path) {
-  const t0 = performance.now();
-  const fh = await open(path, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  return (performance.now() - t0) / 1000;
-}
-
-async function makeArchive(recordPath, segment, count, segmentRelativePath) {
-  const files = [];
-  for (let i = 0; i < count; i++) {
-    const start = ARCHIVE_START + i * SEGMENT_SECONDS;
-    const path = join(recordPath, segmentRelativePath(CAMERA, new Date(start * 1000), i + 1));
-    await mkdir(join(path, '..'), { recursive: true });
-    await copyFile(segment, path);
-    await utimes(path, start + SEGMENT_SECONDS, start + SEGMENT_SECONDS); // the walk takes end = mtime
-    files.push(path);
-  }
-  return files;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The recorder.
-
-async function startRecorder(dir, recordPath) {
-  const port = await freePort();
-  const workDir = join(dir, 'work');
-  const config = {
-    listen: `127.0.0.1:${port}`,
-    record_path: recordPath,
-    work_dir: workDir,
-    auth: { disabled: true },
-    cameras: [],
-    metrics: { listen: '127.0.0.1:0' },
-    archive: { rescan_minutes: 1000 },
-    record: { retention: { min_free_percent: 0 } }, // never let retention touch the synthetic archive
-  };
-  const configFile = join(dir, 'config.yaml');
-  await writeFile(configFile, JSON.stringify(config, null, 2)); // JSON is YAML
-  const child = spawnTracked(process.execPath, [RECORDER_BIN, '--config', configFile], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TZ: 'UTC' },
-    name: 'vigil-recorder-jobs',
-  });
-  const { waitFor, tail } = watchRecorderOutput(child, 'jobs');
-  let walk;
-  try {
-    await waitFor('listening', 60_000);
-    walk = await waitFor('walk', 60_000);
-  } catch (err) {
-    await stopTracked(child, { graceMs: 5000 });
-    throw err;
-  }
-  return { child, base: `http://127.0.0.1:${port}`, workDir, walk, tail, stop: () => stopTracked(child, { graceMs: 15_000 }) };
 }
 
 /** The command line of the recorder's media tool child, if one runs now. */
@@ -240,8 +101,7 @@ export async function run(opts, emit) {
   const common = { bench: 'jobs' };
   const summary = [];
   let rec;
-  const load = (at) => emit({ ...common, figure: 'load_average', at, loadavg_1_5_15: loadavg().map((x) => r2(x)), cpus: cpus().length });
-  load('start');
+  emit(loadAverageFigure(common.bench, 'start'));
   try {
     // 1. One segment, encoded once.
     const segment = join(tmp, 'segment.mp4');
@@ -260,13 +120,13 @@ export async function run(opts, emit) {
     if (fs.bavail * fs.bsize < need) throw new Error(`${tmp}: ${Math.floor((fs.bavail * fs.bsize) / 1e9)} GB free, the benchmark needs ${Math.ceil(need / 1e9)} GB`);
     const recordPath = join(tmp, 'recordings');
     let t0 = performance.now();
-    const files = await makeArchive(recordPath, segment, count, segmentRelativePath);
+    const files = await makeArchive({ recordPath, segment, camera: CAMERA, start: ARCHIVE_START, count, segmentRelativePath });
     execFileSync('sync');
     const days = await readdir(join(recordPath, CAMERA));
     log(`archive: ${files.length} copies, ${(archiveBytes / 1e9).toFixed(2)} GB in ${days.join(', ')}, written + synced in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     // 3. The recorder, on that record_path.
-    rec = await startRecorder(tmp, recordPath);
+    rec = await startArchiveRecorder({ dir: tmp, label: 'jobs', recordPath, config: { metrics: { listen: '127.0.0.1:0' } } });
     if (rec.walk.segments !== count) throw new Error(`the recorder's walk indexed ${rec.walk.segments} segments, expected ${count}`);
     // Warm-up (not timed): one short export, so the first timed job pays no start-up costs of its own.
     await timedJob(rec, 'export', ARCHIVE_START, ARCHIVE_START + 120);
@@ -401,6 +261,6 @@ export async function run(opts, emit) {
     if (opts.keep) log(`kept ${tmp}`);
     else await removeTempDir(tmp);
   }
-  load('end');
+  emit(loadAverageFigure(common.bench, 'end'));
   process.stderr.write(`\narchive jobs:\n${summary.map((s) => `  ${s}`).join('\n')}\n\n`);
 }

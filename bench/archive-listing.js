@@ -3,25 +3,21 @@
 // for 1 camera × 365 days and 20 cameras × 30 days of one-minute segments; and the start-up walk of 1,389,600 files.
 import { execFileSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import { mkdir, readdir, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { makeTempDir, removeTempDir, sleep, spawnTracked, stopTracked } from './lib/lifecycle.js';
+import { spawnArchiveRecorder } from './lib/archive-recorder.js';
+import { makeTempDir, removeTempDir, sleep } from './lib/lifecycle.js';
+import { loadAverageFigure } from './lib/machine.js';
+import { envInt, percentile, r2 } from './lib/numbers.js';
 import { readRssKiB } from './lib/proc.js';
-import { freePort } from '@vigil/testing/net';
-import { watchRecorderOutput } from './lib/recorder-output.js';
-import { envInt, percentile } from './lib/numbers.js';
+import { DAY_S, makeFiles, PER_DAY } from './lib/synthetic-archive-files.js';
+import { checkRollupEquivalence, loadDatabase } from './lib/synthetic-archive-rows.js';
 
 export const description =
   'archive listing: one-day listing with days, p50/p99, walk and database modes, 1 camera × 365 days and 20 cameras × 30 days of 1-minute segments; start-up walk of 1.39 M files';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RECORDER_BIN = join(ROOT, 'recorder', 'bin', 'vigil-recorder.js');
-const DIST = join(ROOT, 'recorder', 'dist');
-const DAY_S = 86_400;
-const PER_DAY = 1440; // one-minute segments
+const DIST = fileURLToPath(new URL('../recorder/dist', import.meta.url));
 const TARGET_P99_MS = 20;
 const NODE_NAME = 'bench';
 
@@ -56,8 +52,6 @@ function rng(seed) {
   };
 }
 
-const r2 = (x) => (x === null ? null : Math.round(x * 100) / 100);
-
 function stats(values) {
   return {
     n: values.length,
@@ -68,188 +62,15 @@ function stats(values) {
   };
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Walk mode: the synthetic archive as empty files (worker threads, synchronous fs: ~2× the files/s of fs.promises).
-
-// flag[0] = 1: stop now (a signal arrived); flag[1] counts workers that have stopped creating files.
-const MAKE_FILES_WORKER = `
-const { workerData, parentPort } = require('node:worker_threads');
-const { mkdirSync, openSync, futimesSync, closeSync } = require('node:fs');
-const flag = new Int32Array(workerData.flag);
-const p2 = (n) => (n < 10 ? '0' : '') + n;
-let files = 0;
-function make() {
-  for (const { root, camera, dayStart, firstSeq } of workerData.tasks) {
-    const d = new Date(dayStart * 1000);
-    const ymd = d.getUTCFullYear() + p2(d.getUTCMonth() + 1) + p2(d.getUTCDate());
-    const dir = root + '/' + camera + '/' + ymd.slice(0, 4) + '-' + ymd.slice(4, 6) + '-' + ymd.slice(6);
-    mkdirSync(dir, { recursive: true });
-    for (let m = 0; m < ${PER_DAY}; m++) {
-      if (Atomics.load(flag, 0) === 1) return;
-      const fd = openSync(dir + '/' + camera + '_' + ymd + 'T' + p2(Math.floor(m / 60)) + p2(m % 60) + '00Z_' + (firstSeq + m) + '.mp4', 'w');
-      const mtime = dayStart + m * 60 + 60; // the walk takes end = mtime
-      futimesSync(fd, mtime, mtime);
-      closeSync(fd);
-      files++;
-    }
-  }
-}
-try {
-  make();
-} finally {
-  Atomics.add(flag, 1, 1);
-  Atomics.notify(flag, 1);
-}
-parentPort.postMessage(files);
-`;
-
-async function makeFiles(root, shape) {
-  const tasks = [];
-  for (const camera of shape.cameras) {
-    for (let d = 0; d < shape.days; d++) tasks.push({ root, camera, dayStart: shape.start + d * DAY_S, firstSeq: d * PER_DAY + 1 });
-  }
-  const nWorkers = Math.max(1, Math.min(4, cpus().length));
-  const parts = Array.from({ length: nWorkers }, (_, w) => tasks.filter((_, i) => i % nWorkers === w));
-  const flag = new Int32Array(new SharedArrayBuffer(8));
-  // On ctrl-C the lifecycle hooks remove the temp dir at once: first make the workers stop creating files in it
-  // (prepended, so this runs before them), else the removal races them (ENOTEMPTY) and leaves files behind.
-  const stopWorkers = () => {
-    Atomics.store(flag, 0, 1);
-    const deadline = Date.now() + 5000;
-    for (let done; (done = Atomics.load(flag, 1)) < nWorkers && Date.now() < deadline; ) Atomics.wait(flag, 1, done, 100);
-  };
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const sig of signals) process.prependListener(sig, stopWorkers);
-  try {
-    const counts = await Promise.all(
-      parts.map(
-        (part) =>
-          new Promise((resolve, reject) => {
-            const worker = new Worker(MAKE_FILES_WORKER, { eval: true, workerData: { tasks: part, flag: flag.buffer } });
-            worker.once('message', resolve);
-            worker.once('error', reject);
-            worker.once('exit', (code) => (code !== 0 ? reject(new Error(`file worker exited ${code}`)) : undefined));
-          }),
-      ),
-    );
-    return counts.reduce((a, b) => a + b, 0);
-  } catch (err) {
-    stopWorkers(); // one worker failed: the others must not go on writing into a dir about to be removed
-    throw err;
-  } finally {
-    for (const sig of signals) process.removeListener(sig, stopWorkers);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Database mode: the same rows, generated in SQL.
-
-/** One camera's rows: start = shapeStart + i min, end = start + 60 s, sequence i + 1, size 0, mtime = end (what the walk derives). */
-const INSERT_ROWS = `
-INSERT INTO recordings (camera_id, node_name, filename, start_time, end_time, sequence, size, mtime)
-SELECT $1::text, $2::text,
-       $1::text || '/' || to_char(u, 'YYYY-MM-DD') || '/' || $1::text || '_' || to_char(u, 'YYYYMMDD"T"HH24MISS"Z"') || '_' || (i + 1) || '.mp4',
-       s, s + interval '60 seconds', i + 1, 0, $3::bigint + i * 60 + 60
-FROM generate_series(0, $4::int - 1) AS i,
-     LATERAL (SELECT to_timestamp($3::bigint + i * 60) AS s) AS a,
-     LATERAL (SELECT a.s AT TIME ZONE 'UTC' AS u) AS b`;
-
-/** Migration 2's own backfill of recording_hours from recordings (the statement after its triggers). */
-function backfillSql(MIGRATIONS) {
-  const sql = MIGRATIONS.find((m) => m.version === 2)?.sql ?? '';
-  const at = sql.lastIndexOf('INSERT INTO recording_hours');
-  const stmt = at < 0 ? '' : sql.slice(at).trim();
-  if (!/GROUP BY/.test(stmt) || !/FROM recordings r/.test(stmt)) throw new Error('could not find the recording_hours backfill in migration 2');
-  return stmt;
-}
-
-/**
- * Checks on a scratch database that the row trigger and migration 2's backfill build the same recording_hours,
- * for regular one-minute segments and for irregular ones (hour-crossing, zero-length, long, overlapping).
- */
-async function checkRollupEquivalence(pgServer, pg, MIGRATIONS, migrate) {
-  const url = await pgServer.createDatabase('bench_rollup_check');
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  try {
-    await migrate(pool);
-    const start = Date.UTC(2025, 0, 1) / 1000;
-    await pool.query(INSERT_ROWS, ['chk-a', NODE_NAME, start, 2 * PER_DAY]);
-    await pool.query(INSERT_ROWS, ['chk-b', NODE_NAME, start + 3600 + 17, 300]);
-    await pool.query(
-      `INSERT INTO recordings (camera_id, node_name, filename, start_time, end_time, sequence, size, mtime)
-       SELECT 'chk-c', $1, 'chk-c/x_' || i || '.mp4', to_timestamp($2::bigint + i * 97 + 3570), to_timestamp($2::bigint + i * 97 + 3570 + (i % 5) * 45 + (CASE WHEN i % 7 = 0 THEN 7200 ELSE 0 END)), i, 0, 0
-       FROM generate_series(1, 400) AS i`,
-      [NODE_NAME, start],
-    );
-    await pool.query('CREATE TABLE via_trigger AS SELECT * FROM recording_hours');
-    await pool.query('TRUNCATE recording_hours');
-    await pool.query(backfillSql(MIGRATIONS));
-    const { rows } = await pool.query(`SELECT
-      (SELECT count(*) FROM via_trigger)::int AS trigger_rows,
-      (SELECT count(*) FROM recording_hours)::int AS backfill_rows,
-      (SELECT count(*) FROM ((SELECT * FROM via_trigger EXCEPT SELECT * FROM recording_hours) UNION ALL (SELECT * FROM recording_hours EXCEPT SELECT * FROM via_trigger)) d)::int AS mismatches`);
-    return rows[0];
-  } finally {
-    await pool.end();
-  }
-}
-
-async function loadDatabase({ pgServer, pg, MIGRATIONS, migrate, shape, how }) {
-  const url = await pgServer.createDatabase(`bench_${shape.name}`);
-  const pool = new pg.Pool({ connectionString: url, max: 1 });
-  const t0 = performance.now();
-  try {
-    await migrate(pool); // the recorder's own migrations; the recorder then finds nothing to do
-    if (how === 'bulk') await pool.query('ALTER TABLE recordings DISABLE TRIGGER recordings_hours_add');
-    for (const camera of shape.cameras) await pool.query(INSERT_ROWS, [camera, NODE_NAME, shape.start, shape.days * PER_DAY]);
-    if (how === 'bulk') {
-      await pool.query(backfillSql(MIGRATIONS));
-      await pool.query('ALTER TABLE recordings ENABLE TRIGGER recordings_hours_add');
-    }
-    const loadMs = performance.now() - t0;
-    await pool.query('VACUUM ANALYZE recordings');
-    await pool.query('VACUUM ANALYZE recording_hours');
-    const { rows } = await pool.query(`SELECT (SELECT count(*) FROM recordings)::int AS rows, (SELECT count(*) FROM recording_hours)::int AS hours,
-      pg_total_relation_size('recordings')::bigint AS bytes, (SELECT filename FROM recordings WHERE camera_id = $1 AND sequence = 1) AS first_file`, [shape.cameras[0]]);
-    return { url, loadMs, vacuumMs: performance.now() - t0 - loadMs, ...rows[0] };
-  } finally {
-    await pool.end();
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// The recorder process.
-
+/** A recorder on `recordPath` (with `databaseUrl`: database mode) named NODE_NAME, under node --cpu-prof with `cpuProf`. */
 async function startRecorder({ dir, label, recordPath, databaseUrl, cpuProf }) {
-  const port = await freePort();
-  const config = {
-    listen: `127.0.0.1:${port}`,
-    record_path: recordPath,
-    work_dir: join(dir, `work-${label}`),
-    auth: { disabled: true },
-    nodeName: NODE_NAME,
-    cameras: [],
-    archive: { rescan_minutes: 1000 },
-    // Empty files have size 0: never let a low-disk retention pass loose on the synthetic archive.
-    record: { retention: { min_free_percent: 0 } },
-    ...(databaseUrl === undefined ? {} : { database: { url: databaseUrl } }),
-  };
-  const configFile = join(dir, `config-${label}.yaml`);
-  await writeFile(configFile, JSON.stringify(config, null, 2)); // JSON is YAML
   const nodeArgs = [];
   if (cpuProf !== undefined) {
     await mkdir(cpuProf, { recursive: true });
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', cpuProf, '--cpu-prof-name', `recorder-archive-${label}-${Date.now()}.cpuprofile`);
   }
-  const spawnedAt = performance.now();
-  // TZ=UTC: the node clock (listings without tz_offset_minutes) dates days in UTC, like the synthetic archive.
-  const child = spawnTracked(process.execPath, [...nodeArgs, RECORDER_BIN, '--config', configFile], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, TZ: 'UTC' },
-    name: `vigil-recorder-${label}`,
-  });
-  const { events, waitFor, tail } = watchRecorderOutput(child, label);
-  return { child, base: `http://127.0.0.1:${port}`, spawnedAt, events, waitFor, tail, stop: () => stopTracked(child, { graceMs: 15_000 }) };
+  const config = { nodeName: NODE_NAME, ...(databaseUrl === undefined ? {} : { database: { url: databaseUrl } }) };
+  return spawnArchiveRecorder({ dir, label, recordPath, config, nodeArgs });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -372,8 +193,7 @@ export async function run(opts, emit) {
     });
 
   // The machine may be shared: the load average before and after says how quiet it was.
-  const load = (at) => emit({ ...common, figure: 'load_average', at, loadavg_1_5_15: loadavg().map((x) => r2(x)), cpus: cpus().length });
-  load('start');
+  emit(loadAverageFigure(common.bench, 'start'));
   try {
     if (opts.modes.includes('walk')) {
       const dirs = {};
@@ -406,13 +226,13 @@ export async function run(opts, emit) {
       const t0 = performance.now();
       pgServer = await startTestPostgres();
       log(`PostgreSQL 15 up in ${Math.round(performance.now() - t0)} ms`);
-      const check = await checkRollupEquivalence(pgServer, pg, MIGRATIONS, migrate);
+      const check = await checkRollupEquivalence({ pgServer, pg, MIGRATIONS, migrate, nodeName: NODE_NAME });
       emit({ ...common, mode: 'database', figure: 'rollup_trigger_vs_backfill_check', ...check, pass: check.mismatches === 0 && check.trigger_rows === check.backfill_rows });
       if (check.mismatches !== 0) throw new Error(`recording_hours from the trigger and from migration 2's backfill differ: ${JSON.stringify(check)}`);
       const empty = join(tmp, 'rec-empty');
       await mkdir(empty);
       for (const shape of SHAPES) {
-        const db = await loadDatabase({ pgServer, pg, MIGRATIONS, migrate, shape, how: opts.dbLoad });
+        const db = await loadDatabase({ pgServer, pg, MIGRATIONS, migrate, nodeName: NODE_NAME, shape, how: opts.dbLoad });
         const wantRows = shape.cameras.length * shape.days * PER_DAY;
         const wantFirst = segmentRelativePath(shape.cameras[0], new Date(shape.start * 1000), 1);
         if (db.rows !== wantRows || db.hours !== shape.cameras.length * shape.days * 24 || db.first_file !== wantFirst) {
@@ -432,6 +252,6 @@ export async function run(opts, emit) {
       await removeTempDir(tmp);
     }
   }
-  load('end');
+  emit(loadAverageFigure(common.bench, 'end'));
   process.stderr.write(`\narchive listing (target p99 < ${TARGET_P99_MS} ms):\n${summary.map((s) => `  ${s}`).join('\n')}\n\n`);
 }

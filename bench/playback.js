@@ -12,72 +12,31 @@
 //   node bench/run.js playback [--repeats N]      N clicks of each kind (default 5), medians and maxima
 /* global document, window -- functions run in the page (page.evaluate) */
 import { execFileSync } from 'node:child_process';
-import { copyFile, mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
-import { cpus, loadavg } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { makeTempDir, removeTempDir, spawnTracked, stopTracked } from './lib/lifecycle.js';
-import { freePort } from '@vigil/testing/net';
-import { watchRecorderOutput } from './lib/recorder-output.js';
+import { startArchiveRecorder } from './lib/archive-recorder.js';
+import { makeTempDir, removeTempDir } from './lib/lifecycle.js';
+import { loadAverageFigure } from './lib/machine.js';
+import { median, r1 } from './lib/numbers.js';
+import { makeArchive, SEGMENT_ENCODE, SEGMENT_SECONDS } from './lib/segment-archive.js';
 
 export const description =
   'playback: first picture in Chromium after a click on the archive timeline (closed segment: target ≤ 500 ms; across ten segments: ≤ 1 s; buffered seek) vs the export-job path (export, wait, play the download)';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const RECORDER_BIN = join(ROOT, 'recorder', 'bin', 'vigil-recorder.js');
-const DIST = join(ROOT, 'recorder', 'dist');
+const DIST = fileURLToPath(new URL('../recorder/dist', import.meta.url));
 const FFMPEG = process.env.VIGIL_TEST_FFMPEG ?? 'ffmpeg';
 const CAMERA = 'bench-cam';
-const SEGMENT_SECONDS = 60;
 const SEGMENTS = 20;
 // Noon UTC, a day in the past: the page's day (TZ=UTC) holds the whole archive.
 const ARCHIVE_START = Date.UTC(2025, 2, 10, 12, 0, 0) / 1000;
 const TARGET_CLOSED_MS = 500;
 const TARGET_TEN_MS = 1000;
-const SEGMENT_ENCODE = [
-  '-f', 'lavfi', '-i', 'testsrc2=size=1280x720:rate=25', '-t', String(SEGMENT_SECONDS),
-  '-c:v', 'libx264', '-preset', 'veryfast', '-b:v', '2M', '-g', '50', '-pix_fmt', 'yuv420p',
-  '-f', 'mp4', '-movflags', 'frag_keyframe+empty_moov+default_base_moof', '-frag_duration', '200000',
-];
 
 export const defaults = { repeats: 5, keep: false };
 
 function log(msg) {
   process.stderr.write(`[playback] ${msg}\n`);
-}
-
-const r1 = (x) => Math.round(x * 10) / 10;
-const median = (v) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length === 0 ? null : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-async function makeArchive(recordPath, segment, segmentRelativePath) {
-  const files = [];
-  for (let i = 0; i < SEGMENTS; i++) {
-    const start = ARCHIVE_START + i * SEGMENT_SECONDS;
-    const path = join(recordPath, segmentRelativePath(CAMERA, new Date(start * 1000), i + 1));
-    await mkdir(join(path, '..'), { recursive: true });
-    await copyFile(segment, path);
-    await utimes(path, start + SEGMENT_SECONDS, start + SEGMENT_SECONDS);
-    files.push(path);
-  }
-  return files;
-}
-
-async function startRecorder(dir, recordPath) {
-  const port = await freePort();
-  const config = {
-    listen: `127.0.0.1:${port}`, record_path: recordPath, work_dir: join(dir, 'work'), auth: { disabled: true }, cameras: [],
-    metrics: { listen: '127.0.0.1:0' }, archive: { rescan_minutes: 1000 }, record: { retention: { min_free_percent: 0 } },
-  };
-  const configFile = join(dir, 'config.yaml');
-  await writeFile(configFile, JSON.stringify(config));
-  const child = spawnTracked(process.execPath, [RECORDER_BIN, '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TZ: 'UTC' }, name: 'vigil-recorder-playback' });
-  const { waitFor } = watchRecorderOutput(child, 'playback');
-  await waitFor('listening', 60_000);
-  await waitFor('walk', 60_000);
-  return { child, base: `http://127.0.0.1:${port}`, stop: () => stopTracked(child, { graceMs: 15_000 }) };
 }
 
 /** Clicks the timeline at `ms` (zoomed so that a pixel is a second or less) and waits for the first picture; ms from click. */
@@ -126,16 +85,16 @@ export async function run(opts, emit) {
   const { chromium } = await import('playwright-core');
   const tmp = await makeTempDir('vigil-bench-playback-');
   const common = { bench: 'playback' };
-  emit({ ...common, figure: 'load_average', at: 'start', loadavg_1_5_15: loadavg().map((x) => Math.round(x * 100) / 100), cpus: cpus().length });
+  emit(loadAverageFigure(common.bench, 'start'));
   let rec;
   let browser;
   try {
     const segment = join(tmp, 'segment.mp4');
     execFileSync(FFMPEG, ['-hide_banner', '-nostdin', '-loglevel', 'error', ...SEGMENT_ENCODE, '-y', segment]);
     const recordPath = join(tmp, 'recordings');
-    const files = await makeArchive(recordPath, segment, segmentRelativePath);
+    const files = await makeArchive({ recordPath, segment, camera: CAMERA, start: ARCHIVE_START, count: SEGMENTS, segmentRelativePath });
     for (const f of files) await readFile(f); // a warm disk: every file in the page cache
-    rec = await startRecorder(tmp, recordPath);
+    rec = await startArchiveRecorder({ dir: tmp, label: 'playback', recordPath, config: { metrics: { listen: '127.0.0.1:0' } } });
     browser = await chromium.launch({ executablePath: process.env.VIGIL_TEST_CHROMIUM ?? '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'] });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const day = new Date(ARCHIVE_START * 1000).toISOString().slice(0, 10);
@@ -145,8 +104,10 @@ export async function run(opts, emit) {
       await page.waitForSelector('.timeline .span', { timeout: 30_000 }).catch(async (err) => {
         throw new Error(`${err.message}; page says: ${await page.evaluate(() => document.body.innerText.slice(0, 500))}`);
       });
-      // Zoom to 20 minutes around the archive, so that a pixel is about a second.
-      for (let i = 0; i < 8; i++) {
+      // Zoom to 20 minutes around the archive, so that a pixel is about a second. The page's first listing of a day
+      // already fits the view to what is recorded (the 20 minutes): zoom only while the view is wider than 30 minutes.
+      const viewWidth = () => page.evaluate(() => Number(document.querySelector('.timeline').dataset.viewEnd) - Number(document.querySelector('.timeline').dataset.viewStart));
+      for (let i = 0; i < 8 && (await viewWidth()) > 30 * 60_000; i++) {
         const box = await page.locator('.timeline .track').boundingBox();
         const x = await page.evaluate((at) => {
           const t = document.querySelector('.timeline');
@@ -156,8 +117,6 @@ export async function run(opts, emit) {
         await page.mouse.move(x, box.y + 10);
         await page.mouse.wheel(0, -100);
         await page.waitForTimeout(50);
-        const width = await page.evaluate(() => Number(document.querySelector('.timeline').dataset.viewEnd) - Number(document.querySelector('.timeline').dataset.viewStart));
-        if (width <= 30 * 60_000) break;
       }
       await clickAndTime(page, (ARCHIVE_START + 90) * 1000);
       await page.waitForTimeout(300);
@@ -215,7 +174,7 @@ export async function run(opts, emit) {
       speedup_vs_export_10_min: r1(median(results.export_10_min) / median(results.ten_segments)),
     };
     emit(summary);
-    emit({ ...common, figure: 'load_average', at: 'end', loadavg_1_5_15: loadavg().map((x) => Math.round(x * 100) / 100), cpus: cpus().length });
+    emit(loadAverageFigure(common.bench, 'end'));
     log(`closed segment: median ${summary.closed_segment.median_ms} ms, max ${summary.closed_segment.max_ms} ms (target ≤ ${TARGET_CLOSED_MS}) ${summary.closed_segment.pass ? 'PASS' : 'MISS'}`);
     log(`ten segments:   median ${summary.ten_segments.median_ms} ms, max ${summary.ten_segments.max_ms} ms (target ≤ ${TARGET_TEN_MS}) ${summary.ten_segments.pass ? 'PASS' : 'MISS'}`);
     log(`buffered seek:  median ${summary.buffered_seek.median_ms} ms; export path: 1 min ${summary.baseline_export_1_min.median_ms} ms, 10 min ${summary.baseline_export_10_min.median_ms} ms`);

@@ -21,10 +21,9 @@
 //   --keep              keep the temp dir (recordings and logs)
 //
 // stdout: one JSON line per figure; stderr: progress and a summary table. Exit code 1 on error (not on a missed target).
-import { execFileSync } from 'node:child_process';
-import { cpus } from 'node:os';
 import { resolve } from 'node:path';
 import { keepTempDirs } from './lib/lifecycle.js';
+import { machineFigure } from './lib/machine.js';
 
 const BENCHMARKS = {
   recording: () => import('./recording-cpu.js'),
@@ -110,17 +109,6 @@ function parseArgs(argv, env) {
   return { names: names.length > 0 ? names : Object.keys(BENCHMARKS), opts };
 }
 
-function machine() {
-  const ffmpeg = (() => {
-    try {
-      return execFileSync(process.env.VIGIL_TEST_FFMPEG ?? 'ffmpeg', ['-version'], { encoding: 'utf8' }).split('\n')[0];
-    } catch {
-      return 'ffmpeg not found';
-    }
-  })();
-  return { bench: 'machine', cpus: cpus().length, cpu_model: cpus()[0]?.model ?? '', node: process.version, ffmpeg };
-}
-
 async function main() {
   if (process.platform !== 'linux') usage('the benchmarks read /proc: Linux only');
   const { names, opts } = parseArgs(process.argv.slice(2), process.env);
@@ -133,7 +121,7 @@ async function main() {
   }
   if (opts.keep === true) keepTempDirs();
   const emit = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
-  emit(machine());
+  emit(machineFigure());
   for (const name of names) {
     const mod = mods[name];
     process.stderr.write(`bench: ${name}: ${mod.description}\n`);

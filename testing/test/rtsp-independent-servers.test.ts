@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { startPerlRtspServer } from '../src/rtsp-perl-server.js';
-import { RtspTestClient } from '../src/rtsp-test-client.js';
+import { RtspTestClient, type RtspTestResponse } from '../src/rtsp-test-client.js';
 import { startVlcRtspServer } from '../src/vlc-rtsp-server.js';
 
 async function udpPair(): Promise<{ rtp: Socket; rtcp: Socket; port: number }> {
@@ -25,6 +25,18 @@ async function udpPair(): Promise<{ rtp: Socket; rtcp: Socket; port: number }> {
     }
     rtp.close();
   }
+}
+
+/** SETUP of `control` over UDP to a fresh port pair (closed after the test): the answer and the two sockets. */
+async function setupOverUdp(t: TestContext, client: RtspTestClient, control: string): Promise<{ answer: RtspTestResponse; rtp: Socket; rtcp: Socket }> {
+  const { rtp, rtcp, port } = await udpPair();
+  t.after(() => {
+    rtp.close();
+    rtcp.close();
+  });
+  const answer = await client.request('SETUP', control, { Transport: `RTP/AVP;unicast;client_port=${port}-${port + 1}` });
+  assert.equal(answer.status, 200);
+  return { answer, rtp, rtcp };
 }
 
 /** The first m= section's control URL, resolved the way clients do. */
@@ -48,13 +60,7 @@ test('rtsp-server-perl relays a published stream over UDP and answers 400 to int
   const control = firstControl(described.body, server.url);
   const tcp = await client.request('SETUP', control, { Transport: 'RTP/AVP/TCP;unicast;interleaved=0-1' });
   assert.equal(tcp.status, 400, 'interleaved TCP is refused');
-  const { rtp, rtcp, port } = await udpPair();
-  t.after(() => {
-    rtp.close();
-    rtcp.close();
-  });
-  const udp = await client.request('SETUP', control, { Transport: `RTP/AVP;unicast;client_port=${port}-${port + 1}` });
-  assert.equal(udp.status, 200);
+  const { answer: udp, rtp } = await setupOverUdp(t, client, control);
   assert.match(udp.headers['transport'] ?? '', /server_port=\d+-\d+/);
   const play = await client.request('PLAY', server.url, { Session: (udp.headers['session'] ?? '').split(';')[0] ?? '' });
   assert.equal(play.status, 200);
@@ -72,13 +78,7 @@ test('VLC serves a looped clip over UDP only (461 to TCP) and ends each loop wit
   const control = firstControl(described.body, described.headers['content-base'] ?? server.url);
   const tcp = await client.request('SETUP', control, { Transport: 'RTP/AVP/TCP;unicast;interleaved=0-1' });
   assert.equal(tcp.status, 461, 'interleaved TCP is refused with 461 Unsupported transport');
-  const { rtp, rtcp, port } = await udpPair();
-  t.after(() => {
-    rtp.close();
-    rtcp.close();
-  });
-  const udp = await client.request('SETUP', control, { Transport: `RTP/AVP;unicast;client_port=${port}-${port + 1}` });
-  assert.equal(udp.status, 200);
+  const { answer: udp, rtcp } = await setupOverUdp(t, client, control);
   const session = (udp.headers['session'] ?? '').split(';')[0] ?? '';
   const byeAt = new Promise<number>((resolve) => {
     rtcp.on('message', (msg: Buffer) => {

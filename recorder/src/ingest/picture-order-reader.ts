@@ -1,8 +1,9 @@
 // What a video stream's parameter sets and slice headers say about presentation order: reorder depth, picture interval, each POC.
 import { BitstreamError } from '../media/bit-reader.js';
-import { H264PictureOrderCounter, type PictureOrder } from '../media/h264-picture-order.js';
+import { H264PictureOrderCounter } from '../media/h264-picture-order.js';
 import { parseH264Sps } from '../media/h264-sps.js';
 import { H265PictureOrderCounter } from '../media/h265-picture-order.js';
+import type { PictureOrder } from '../media/picture-order.js';
 import { parseH265Sps } from '../media/h265-sps.js';
 import type { ParameterSets } from '../rtp/access-unit.js';
 

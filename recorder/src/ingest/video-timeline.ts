@@ -1,5 +1,5 @@
 // Decode times for pictures that arrive in decoding order with presentation times (RTP): B-frames, clock steps, exact chaining.
-import type { PictureOrder } from '../media/h264-picture-order.js';
+import type { PictureOrder } from '../media/picture-order.js';
 
 /** Assumed picture interval before the stream shows its own (25 fps at 90 kHz). */
 const DEFAULT_INTERVAL = 3_600;

@@ -1,17 +1,11 @@
 // H.264 picture order counts (ITU-T H.264 8.2.1, types 0, 1 and 2) from each picture's first slice header and the SPS/PPS in force.
 import { BitReader, BitstreamError } from './bit-reader.js';
-import { parseH264Sps, type H264PictureOrderFields } from './h264-sps.js';
+import { parseH264Sps, type H264PictureOrderFields, type H264Sps } from './h264-sps.js';
+import { ParameterSetsInForce, pocMsb, type PictureOrder } from './picture-order.js';
 
 /** A slice header's fields up to the picture order count fit in its first bytes; only those are unescaped. */
 const SLICE_HEADER_BYTES = 48;
 const NAL_IDR = 5;
-
-/** What the order of one picture is: its POC, and whether it starts a new coded video sequence (an IDR: POCs restart). */
-export interface PictureOrder {
-  poc: number;
-  /** Every picture before it in decoding order is output before it. */
-  reset: boolean;
-}
 
 /** The PPS fields a slice header's picture order count depends on. */
 interface H264PpsFields {
@@ -46,12 +40,7 @@ interface SliceOrderFields {
  * past the slice's prediction tables); a stream using it gets POCs off by a constant until its next IDR.
  */
 export class H264PictureOrderCounter {
-  #sps: Buffer | undefined;
-  #order: H264PictureOrderFields | undefined;
-  #frameMbsOnly = true;
-  #separateColourPlane = false;
-  readonly #pps = new Map<number, H264PpsFields>();
-  #ppsSources: readonly Buffer[] = [];
+  readonly #parameterSets = new ParameterSetsInForce<H264Sps, H264PpsFields>(parseH264Sps, parsePps);
   #prevPocMsb = 0;
   #prevPocLsb = 0;
   #prevFrameNum = 0;
@@ -59,36 +48,13 @@ export class H264PictureOrderCounter {
 
   /** The SPS and PPSs in force (raw NAL units, header byte included). */
   setParameterSets(sps: Buffer, ppsList: readonly Buffer[]): void {
-    if (sps !== this.#sps) {
-      try {
-        const parsed = parseH264Sps(sps);
-        this.#order = parsed.pictureOrder;
-        this.#frameMbsOnly = parsed.frameMbsOnly;
-        this.#separateColourPlane = parsed.separateColourPlane;
-      } catch (err) {
-        if (!(err instanceof BitstreamError)) throw err;
-        this.#order = undefined;
-      }
-      this.#sps = sps;
-    }
-    if (ppsList !== this.#ppsSources) {
-      this.#pps.clear();
-      for (const nal of ppsList) {
-        try {
-          const { ppsId, fields } = parsePps(nal);
-          this.#pps.set(ppsId, fields);
-        } catch (err) {
-          if (!(err instanceof BitstreamError)) throw err;
-        }
-      }
-      this.#ppsSources = ppsList;
-    }
+    this.#parameterSets.update(sps, ppsList);
   }
 
   /** The order of the picture whose NAL units (no start codes) are `nalus`; undefined when it cannot be told. */
   next(nalus: readonly Buffer[]): PictureOrder | undefined {
-    const order = this.#order;
-    if (order === undefined) return undefined;
+    const sps = this.#parameterSets.sps;
+    if (sps === undefined) return undefined;
     const slice = nalus.find((n) => {
       const type = (n[0] ?? 0) & 0x1f;
       return type === 1 || type === NAL_IDR;
@@ -96,29 +62,30 @@ export class H264PictureOrderCounter {
     if (slice === undefined) return undefined;
     let fields: SliceOrderFields;
     try {
-      const read = this.#readSlice(slice, order);
+      const read = this.#readSlice(slice, sps);
       if (read === undefined) return undefined;
       fields = read;
     } catch (err) {
       if (err instanceof BitstreamError) return undefined;
       throw err;
     }
-    return this.#compute(fields, order);
+    return this.#compute(fields, sps.pictureOrder);
   }
 
-  #readSlice(nal: Buffer, order: H264PictureOrderFields): SliceOrderFields | undefined {
+  #readSlice(nal: Buffer, sps: H264Sps): SliceOrderFields | undefined {
+    const order = sps.pictureOrder;
     const idr = ((nal[0] ?? 0) & 0x1f) === NAL_IDR;
     const reference = ((nal[0] ?? 0) & 0x60) !== 0;
     const r = new BitReader(nal.subarray(0, SLICE_HEADER_BYTES), 1);
     r.ue(); // first_mb_in_slice
     r.ue(); // slice_type
-    const pps = this.#pps.get(r.ue());
+    const pps = this.#parameterSets.pps(r.ue());
     if (pps === undefined) return undefined;
-    if (this.#separateColourPlane) r.skip(2); // colour_plane_id
+    if (sps.separateColourPlane) r.skip(2); // colour_plane_id
     const frameNum = r.u(order.log2MaxFrameNum);
     let field = false;
     let bottomField = false;
-    if (!this.#frameMbsOnly) {
+    if (!sps.frameMbsOnly) {
       field = r.flag();
       if (field) bottomField = r.flag();
     }
@@ -141,9 +108,7 @@ export class H264PictureOrderCounter {
         this.#prevPocLsb = 0;
       }
       const maxLsb = 2 ** order.log2MaxPocLsb;
-      let msb = this.#prevPocMsb;
-      if (s.pocLsb < this.#prevPocLsb && this.#prevPocLsb - s.pocLsb >= maxLsb / 2) msb += maxLsb;
-      else if (s.pocLsb > this.#prevPocLsb && s.pocLsb - this.#prevPocLsb > maxLsb / 2) msb -= maxLsb;
+      const msb = pocMsb(this.#prevPocMsb, this.#prevPocLsb, s.pocLsb, maxLsb);
       const top = msb + s.pocLsb;
       const poc = s.field ? top : Math.min(top, top + s.deltaBottom);
       // The next picture's reference is the latest reference picture (8.2.1.1).

@@ -1,7 +1,7 @@
 // H.265 picture order counts (ITU-T H.265 8.3.1) from each picture's first slice segment header and the SPS/PPS in force.
 import { BitReader, BitstreamError } from './bit-reader.js';
-import type { PictureOrder } from './h264-picture-order.js';
-import { parseH265Sps } from './h265-sps.js';
+import { parseH265Sps, type H265Sps } from './h265-sps.js';
+import { ParameterSetsInForce, pocMsb, type PictureOrder } from './picture-order.js';
 
 /** A slice segment header's fields up to slice_pic_order_cnt_lsb fit in its first bytes; only those are unescaped. */
 const SLICE_HEADER_BYTES = 48;
@@ -36,49 +36,26 @@ function parsePps(nal: Buffer): { ppsId: number; fields: H265PpsFields } {
  * be read gets undefined.
  */
 export class H265PictureOrderCounter {
-  #sps: Buffer | undefined;
-  #log2MaxPocLsb: number | undefined;
-  #separateColourPlane = false;
-  readonly #pps = new Map<number, H265PpsFields>();
-  #ppsSources: readonly Buffer[] = [];
+  readonly #parameterSets = new ParameterSetsInForce<H265Sps, H265PpsFields>(parseH265Sps, parsePps);
   #prevTid0Poc: number | undefined;
 
+  /** The SPS and PPSs in force (raw NAL units, header bytes included). */
   setParameterSets(sps: Buffer, ppsList: readonly Buffer[]): void {
-    if (sps !== this.#sps) {
-      try {
-        const parsed = parseH265Sps(sps);
-        this.#log2MaxPocLsb = parsed.log2MaxPocLsb;
-        this.#separateColourPlane = parsed.separateColourPlane;
-      } catch (err) {
-        if (!(err instanceof BitstreamError)) throw err;
-        this.#log2MaxPocLsb = undefined;
-      }
-      this.#sps = sps;
-    }
-    if (ppsList !== this.#ppsSources) {
-      this.#pps.clear();
-      for (const nal of ppsList) {
-        try {
-          const { ppsId, fields } = parsePps(nal);
-          this.#pps.set(ppsId, fields);
-        } catch (err) {
-          if (!(err instanceof BitstreamError)) throw err;
-        }
-      }
-      this.#ppsSources = ppsList;
-    }
+    this.#parameterSets.update(sps, ppsList);
   }
 
+  /** The order of the picture whose NAL units (no start codes) are `nalus`; undefined when it cannot be told. */
   next(nalus: readonly Buffer[]): PictureOrder | undefined {
-    const bits = this.#log2MaxPocLsb;
-    if (bits === undefined) return undefined;
+    const sps = this.#parameterSets.sps;
+    if (sps === undefined) return undefined;
+    const bits = sps.log2MaxPocLsb;
     const slice = nalus.find((n) => nalType(n) <= 31 && ((n[2] ?? 0) & 0x80) !== 0);
     if (slice === undefined) return undefined;
     const type = nalType(slice);
     const temporalId = ((slice[1] ?? 0) & 7) - 1;
     let lsb: number;
     try {
-      const read = this.#readLsb(slice, type, bits);
+      const read = this.#readLsb(slice, type, sps);
       if (read === undefined) return undefined;
       lsb = read;
     } catch (err) {
@@ -94,10 +71,7 @@ export class H265PictureOrderCounter {
       const maxLsb = 2 ** bits;
       const prev = this.#prevTid0Poc ?? 0;
       const prevLsb = ((prev % maxLsb) + maxLsb) % maxLsb;
-      let msb = prev - prevLsb;
-      if (lsb < prevLsb && prevLsb - lsb >= maxLsb / 2) msb += maxLsb;
-      else if (lsb > prevLsb && lsb - prevLsb > maxLsb / 2) msb -= maxLsb;
-      poc = msb + lsb;
+      poc = pocMsb(prev - prevLsb, prevLsb, lsb, maxLsb) + lsb;
     }
     // Sub-layer non-reference pictures (even types up to 14) and leading pictures (RADL 6–7, RASL 8–9) are not prevTid0Pic.
     const subLayerNonReference = type <= 14 && type % 2 === 0;
@@ -106,17 +80,17 @@ export class H265PictureOrderCounter {
   }
 
   /** slice_pic_order_cnt_lsb of a first slice segment (0 for an IDR, which carries none). */
-  #readLsb(nal: Buffer, type: number, bits: number): number | undefined {
+  #readLsb(nal: Buffer, type: number, sps: H265Sps): number | undefined {
     const r = new BitReader(nal.subarray(0, SLICE_HEADER_BYTES), 2);
     r.skip(1); // first_slice_segment_in_pic_flag (set: the caller picked the first slice segment)
     if (type >= BLA_W_LP && type <= RSV_IRAP_23) r.skip(1); // no_output_of_prior_pics_flag
-    const pps = this.#pps.get(r.ue());
+    const pps = this.#parameterSets.pps(r.ue());
     if (pps === undefined) return undefined;
     r.skip(pps.extraSliceHeaderBits); // slice_reserved_flag[]
     r.ue(); // slice_type
     if (pps.outputFlagPresent) r.skip(1); // pic_output_flag
-    if (this.#separateColourPlane) r.skip(2); // colour_plane_id
+    if (sps.separateColourPlane) r.skip(2); // colour_plane_id
     if (type === IDR_W_RADL || type === IDR_N_LP) return 0;
-    return r.u(bits);
+    return r.u(sps.log2MaxPocLsb);
   }
 }

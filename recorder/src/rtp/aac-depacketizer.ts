@@ -1,16 +1,8 @@
 // AAC over RTP (RFC 3640 mpeg4-generic, AAC-hbr and AAC-lbr): AU headers and data into AAC frames, and the SDP config.
 import { copyBytes } from '../util/byte-copy.js';
-import type { AudioAccessUnit, DepacketizerStats } from './access-unit.js';
+import { AacDepacketizerBase } from './aac-depacketizer-base.js';
 import { parseAudioSpecificConfig } from './audio-specific-config.js';
-import {
-  emptyStats,
-  PacketIntake,
-  UnsupportedPayloadError,
-  type AacConfig,
-  type AudioDepacketizer,
-  type AudioDepacketizerOptions,
-  type ReceptionReport,
-} from './depacketizer.js';
+import { UnsupportedPayloadError, type AudioDepacketizerOptions } from './depacketizer.js';
 
 export { parseAudioSpecificConfig } from './audio-specific-config.js';
 
@@ -36,14 +28,7 @@ function lengthParam(fmtp: Record<string, string>, key: string, fallback: number
  * when its last byte arrives; a loss drops the part held. Interleaving (AU-Index-delta other than 0) is not supported:
  * such a packet counts as malformed and is dropped.
  */
-export class AacDepacketizer implements AudioDepacketizer {
-  readonly kind = 'audio';
-  readonly codec = 'aac';
-  readonly clockRate: number;
-  readonly config: AacConfig;
-  readonly stats: DepacketizerStats = emptyStats();
-  private readonly onUnit: (unit: AudioAccessUnit) => void;
-  private readonly intake: PacketIntake;
+export class AacDepacketizer extends AacDepacketizerBase {
   private readonly sizeLength: number;
   private readonly indexLength: number;
   private readonly indexDeltaLength: number;
@@ -52,7 +37,6 @@ export class AacDepacketizer implements AudioDepacketizer {
   private readonly rapLength: number;
   private readonly streamStateLength: number;
   private readonly auxSizeLength: number;
-  private readonly frameTicks: number;
   private readonly sizes: number[] = [];
   /** The AU being reassembled from fragments, allocated at its full size by the first fragment. */
   private fragment: Buffer | undefined;
@@ -68,27 +52,27 @@ export class AacDepacketizer implements AudioDepacketizer {
     if (mode !== 'aac-hbr' && mode !== 'aac-lbr') throw new UnsupportedPayloadError(`MPEG4-GENERIC mode=${fmtp['mode'] ?? '(none)'}`);
     if (fmtp['streamtype'] !== undefined && fmtp['streamtype'].trim() !== '5') throw new UnsupportedPayloadError(`MPEG4-GENERIC streamtype=${fmtp['streamtype']}`);
     const hbr = mode === 'aac-hbr';
-    this.sizeLength = lengthParam(fmtp, 'sizelength', hbr ? 13 : 6);
-    this.indexLength = lengthParam(fmtp, 'indexlength', hbr ? 3 : 2);
-    this.indexDeltaLength = lengthParam(fmtp, 'indexdeltalength', hbr ? 3 : 2);
-    this.ctsDeltaLength = lengthParam(fmtp, 'ctsdeltalength', 0);
-    this.dtsDeltaLength = lengthParam(fmtp, 'dtsdeltalength', 0);
-    this.rapLength = Math.min(1, lengthParam(fmtp, 'randomaccessindication', 0));
-    this.streamStateLength = lengthParam(fmtp, 'streamstateindication', 0);
-    this.auxSizeLength = lengthParam(fmtp, 'auxiliarydatasizelength', 0);
-    if (this.sizeLength === 0) throw new UnsupportedPayloadError('MPEG4-GENERIC sizelength=0 (constant-size AUs)');
+    const sizeLength = lengthParam(fmtp, 'sizelength', hbr ? 13 : 6);
+    const indexLength = lengthParam(fmtp, 'indexlength', hbr ? 3 : 2);
+    const indexDeltaLength = lengthParam(fmtp, 'indexdeltalength', hbr ? 3 : 2);
+    const ctsDeltaLength = lengthParam(fmtp, 'ctsdeltalength', 0);
+    const dtsDeltaLength = lengthParam(fmtp, 'dtsdeltalength', 0);
+    const rapLength = Math.min(1, lengthParam(fmtp, 'randomaccessindication', 0));
+    const streamStateLength = lengthParam(fmtp, 'streamstateindication', 0);
+    const auxSizeLength = lengthParam(fmtp, 'auxiliarydatasizelength', 0);
+    if (sizeLength === 0) throw new UnsupportedPayloadError('MPEG4-GENERIC sizelength=0 (constant-size AUs)');
     const hex = fmtp['config']?.trim() ?? '';
     if (!/^([0-9a-f]{2})+$/i.test(hex)) throw new UnsupportedPayloadError(`MPEG4-GENERIC config=${fmtp['config'] ?? '(none)'}`);
-    this.config = parseAudioSpecificConfig(Buffer.from(hex, 'hex'));
-    this.clockRate = options.clockRate ?? this.config.sampleRate;
     const constantDuration = Number(fmtp['constantduration'] ?? 'NaN');
-    this.frameTicks = constantDuration > 0 ? constantDuration : Math.round((this.config.frameLength * this.clockRate) / this.config.sampleRate);
-    this.onUnit = options.onUnit;
-    this.intake = new PacketIntake(this.clockRate, this.stats);
-  }
-
-  get ssrc(): number | undefined {
-    return this.intake.ssrc;
+    super(parseAudioSpecificConfig(Buffer.from(hex, 'hex')), options, constantDuration > 0 ? constantDuration : undefined);
+    this.sizeLength = sizeLength;
+    this.indexLength = indexLength;
+    this.indexDeltaLength = indexDeltaLength;
+    this.ctsDeltaLength = ctsDeltaLength;
+    this.dtsDeltaLength = dtsDeltaLength;
+    this.rapLength = rapLength;
+    this.streamStateLength = streamStateLength;
+    this.auxSizeLength = auxSizeLength;
   }
 
   push(packet: Buffer, receivedAt: number, packetStart = 0, packetEnd: number = packet.length): void {
@@ -134,10 +118,6 @@ export class AacDepacketizer implements AudioDepacketizer {
     this.intake.reset();
   }
 
-  receptionReport(): ReceptionReport | undefined {
-    return this.intake.report();
-  }
-
   /** Fills `sizes` from the AU headers; false when they do not add up. */
   private readHeaders(packet: Buffer, start: number, end: number): boolean {
     this.sizes.length = 0;
@@ -180,7 +160,7 @@ export class AacDepacketizer implements AudioDepacketizer {
     let at = 0;
     for (let i = 0; i < this.sizes.length; i++) {
       const size = this.sizes[i] ?? 0;
-      if (size > 0) this.emit(data.subarray(at, at + size), (timestamp + i * this.frameTicks) >>> 0, receivedAt);
+      if (size > 0) this.emitFrame(data.subarray(at, at + size), (timestamp + i * this.frameTicks) >>> 0, receivedAt);
       at += size;
     }
   }
@@ -208,17 +188,12 @@ export class AacDepacketizer implements AudioDepacketizer {
     this.fragmentUsed += copyBytes(packet, dataStart, end, fragment, this.fragmentUsed);
     if (this.fragmentUsed < size) return;
     this.fragment = undefined;
-    this.emit(fragment, timestamp, this.fragmentReceivedAt);
+    this.emitFrame(fragment, timestamp, this.fragmentReceivedAt);
   }
 
   private dropFragment(): void {
     if (this.fragment === undefined) return;
     this.fragment = undefined;
     this.stats.droppedUnits++;
-  }
-
-  private emit(data: Buffer, rtpTimestamp: number, receivedAt: number): void {
-    this.stats.units++;
-    this.onUnit({ kind: 'audio', codec: 'aac', data, rtpTimestamp, receivedAt });
   }
 }

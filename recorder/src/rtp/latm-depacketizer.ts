@@ -1,16 +1,8 @@
 // AAC over RTP as MP4A-LATM (RFC 3016 / RFC 6416): audioMuxElements, whole or fragmented, into raw AAC frames.
 import { copyBytes } from '../util/byte-copy.js';
-import type { AudioAccessUnit, DepacketizerStats } from './access-unit.js';
+import { AacDepacketizerBase } from './aac-depacketizer-base.js';
 import { BitCursor, BitsExhaustedError } from './bit-cursor.js';
-import {
-  emptyStats,
-  PacketIntake,
-  UnsupportedPayloadError,
-  type AacConfig,
-  type AudioDepacketizer,
-  type AudioDepacketizerOptions,
-  type ReceptionReport,
-} from './depacketizer.js';
+import { UnsupportedPayloadError, type AudioDepacketizerOptions } from './depacketizer.js';
 import { parseStreamMuxConfig, readStreamMuxConfig, type StreamMuxConfig } from './stream-mux-config.js';
 
 /** An audioMuxElement larger than this (fragments of one timestamp piling up) is not AAC: it is dropped as malformed. */
@@ -44,17 +36,9 @@ export function latmUnsupportedReason(fmtp: Record<string, string>): string | un
  * A loss drops the element in progress; the packet after a loss is taken only if it ends an element and reads as one
  * whole element by itself.
  */
-export class LatmDepacketizer implements AudioDepacketizer {
-  readonly kind = 'audio';
-  readonly codec = 'aac';
-  readonly clockRate: number;
-  readonly config: AacConfig;
-  readonly stats: DepacketizerStats = emptyStats();
-  readonly #onUnit: (unit: AudioAccessUnit) => void;
-  readonly #intake: PacketIntake;
+export class LatmDepacketizer extends AacDepacketizerBase {
   readonly #mux: StreamMuxConfig;
   readonly #muxPresent: boolean;
-  readonly #frameTicks: number;
   #scratch = Buffer.allocUnsafeSlow(INITIAL_SCRATCH_BYTES);
   #used = 0;
   #timestamp = 0;
@@ -66,25 +50,18 @@ export class LatmDepacketizer implements AudioDepacketizer {
     const fmtp = options.fmtp ?? {};
     const reason = latmUnsupportedReason(fmtp);
     if (reason !== undefined) throw new UnsupportedPayloadError(reason);
-    this.#mux = parseStreamMuxConfig(fmtp['config']?.trim() ?? '');
+    const mux = parseStreamMuxConfig(fmtp['config']?.trim() ?? '');
     const cpresent = fmtp['cpresent']?.trim() ?? '1';
     if (cpresent !== '0' && cpresent !== '1') throw new UnsupportedPayloadError(`MP4A-LATM cpresent=${cpresent}`);
+    super(mux.aac, options);
+    this.#mux = mux;
     this.#muxPresent = cpresent === '1';
-    this.config = this.#mux.aac;
-    this.clockRate = options.clockRate ?? this.config.sampleRate;
-    this.#frameTicks = Math.round((this.config.frameLength * this.clockRate) / this.config.sampleRate);
-    this.#onUnit = options.onUnit;
-    this.#intake = new PacketIntake(this.clockRate, this.stats);
-  }
-
-  get ssrc(): number | undefined {
-    return this.#intake.ssrc;
   }
 
   push(packet: Buffer, receivedAt: number, packetStart = 0, packetEnd: number = packet.length): void {
-    const verdict = this.#intake.take(packet, receivedAt, packetStart, packetEnd);
+    const verdict = this.intake.take(packet, receivedAt, packetStart, packetEnd);
     if (verdict === 'ignored') return;
-    const header = this.#intake.header;
+    const header = this.intake.header;
     const start = header.payloadOffset;
     const end = header.payloadEnd;
     if (verdict === 'break') {
@@ -122,11 +99,7 @@ export class LatmDepacketizer implements AudioDepacketizer {
   reset(): void {
     this.#used = 0;
     this.#resyncing = false;
-    this.#intake.reset();
-  }
-
-  receptionReport(): ReceptionReport | undefined {
-    return this.#intake.report();
+    this.intake.reset();
   }
 
   #append(packet: Buffer, start: number, end: number): boolean {
@@ -191,9 +164,7 @@ export class LatmDepacketizer implements AudioDepacketizer {
   #emit(frames: Buffer[], timestamp: number, receivedAt: number): void {
     for (let i = 0; i < frames.length; i++) {
       const data = frames[i] as Buffer;
-      if (data.length === 0) continue;
-      this.stats.units++;
-      this.#onUnit({ kind: 'audio', codec: 'aac', data, rtpTimestamp: (timestamp + i * this.#frameTicks) >>> 0, receivedAt });
+      if (data.length > 0) this.emitFrame(data, (timestamp + i * this.frameTicks) >>> 0, receivedAt);
     }
   }
 

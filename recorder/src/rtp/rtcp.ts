@@ -143,18 +143,11 @@ export interface ReceiverReportInput {
   ssrc: number;
   /** Our CNAME, e.g. `vigil@<host>`. */
   cname: string;
-  /** The report block about the camera's source; absent before any packet arrived. */
-  report?: {
-    ssrc: number;
-    fractionLost: number;
-    cumulativeLost: number;
-    extendedHighestSequence: number;
-    jitter: number;
-    /** `ntpMiddle` of the last Sender Report received from it, 0 if none. */
-    lastSr: number;
-    /** Units of 1/65536 s since that report arrived (`delaySinceLastSrUnits`), 0 if none. */
-    delaySinceLastSr: number;
-  };
+  /**
+   * The report block about the camera's source; absent before any packet arrived. `lastSr` is the `ntpMiddle` of the
+   * last Sender Report received from it and `delaySinceLastSr` the time since (`delaySinceLastSrUnits`), both 0 if none.
+   */
+  report?: ReportBlock;
 }
 
 /** A compound RTCP packet: a Receiver Report (with one block, or none) and an SDES with our CNAME. */

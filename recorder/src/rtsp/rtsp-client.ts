@@ -1,19 +1,12 @@
 // A session's link to the camera: the current connection, reconnects and redirects, and authenticated requests.
-import type { ReadScheduler } from './read-scheduler.js';
 import { REFUSED_MESSAGE, RtspAuthenticator } from './rtsp-auth.js';
-import { RtspConnection, type RtspLogger } from './rtsp-connection.js';
+import { RtspConnection, type RtspConnectionOptions } from './rtsp-connection.js';
 import { RtspAuthError } from './rtsp-errors.js';
 import type { RtspResponse } from './rtsp-message.js';
 import type { RtspUrl } from './rtsp-url.js';
 
-export interface RtspClientOptions {
-  readonly url: RtspUrl;
-  readonly timeoutMs: number;
-  readonly userAgent: string;
-  readonly scheduler: ReadScheduler;
-  readonly tlsRejectUnauthorized: boolean;
-  readonly log: RtspLogger | undefined;
-  readonly idle?: () => boolean;
+/** Every connection's settings (`url`: the first one's; redirects move it), and what the client reports. */
+export interface RtspClientOptions extends Omit<RtspConnectionOptions, 'onFrame' | 'onClose'> {
   /** An interleaved frame of the current connection, `buffer[start, end)`; valid only during the call. */
   readonly onFrame: (channel: number, buffer: Buffer, start: number, end: number) => void;
   /** The current connection ended (connections given up on purpose by moveTo() or a reconnect do not count). */
@@ -48,17 +41,13 @@ export class RtspClient {
 
   /** Opens a connection to the current URL. */
   async connect(): Promise<void> {
+    const { onFrame, onClose, ...settings } = this.opts;
     const conn: RtspConnection = await RtspConnection.open({
+      ...settings,
       url: this.currentUrl,
-      timeoutMs: this.opts.timeoutMs,
-      userAgent: this.opts.userAgent,
-      scheduler: this.opts.scheduler,
-      tlsRejectUnauthorized: this.opts.tlsRejectUnauthorized,
-      log: this.opts.log,
-      ...(this.opts.idle === undefined ? {} : { idle: this.opts.idle }),
-      onFrame: this.opts.onFrame,
+      onFrame,
       onClose: (err) => {
-        if (conn === this.current && !this.retired.has(conn)) this.opts.onClose(err);
+        if (conn === this.current && !this.retired.has(conn)) onClose(err);
       },
     });
     this.current = conn;

@@ -10,7 +10,7 @@ import { freePort } from '@vigil/testing/net';
 import { startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { segmentFiles } from './helpers.js';
-import { submit, waitForJob } from './jobs-helpers.js';
+import { assembleExport, exportTwoParts, submit, waitForJob } from './jobs-helpers.js';
 
 const OPERATOR = 'assemble-operator-token';
 const CLUSTER = 'shared-cluster-secret';
@@ -33,21 +33,11 @@ test('assemble joins parts fetched from a known peer; unknown peers are refused,
   // Five closed 2 s segments: the windows below reach 8 s back, and native ingest names files by capture time, so
   // nothing older than the first file may be asked for.
   await waitUntil(async () => (await segmentFiles(a.recordPath)).length >= 6, 40_000, 'recordings on A');
-  const now = Math.floor(Date.now() / 1000);
-  const p1 = await submit(a.url, `/api/archive/acam/export?from=${now - 8}&to=${now - 5}`, OPERATOR);
-  const p2 = await submit(a.url, `/api/archive/acam/export?from=${now - 5}&to=${now - 2}`, OPERATOR);
-  for (const p of [p1, p2]) assert.equal((await waitForJob(a.url, p.body['job_id'] as string, ['done', 'failed'], 60_000, OPERATOR)).state, 'done');
+  const inOrder = await exportTwoParts(a.url, 'acam', 3, OPERATOR);
 
-  // The cluster token is accepted by /assemble; parts are fetched from A with it, joined by ordinal.
-  const parts = [
-    { peer_addr: aAddr, peer_job_id: p2.body['job_id'], ordinal: 1 },
-    { peer_addr: aAddr, peer_job_id: p1.body['job_id'], ordinal: 0 },
-  ];
-  const asm = await submit(b.url, '/api/archive/acam/assemble', CLUSTER, { kind: 'export', parts });
-  assert.equal(asm.status, 202);
-  const done = await waitForJob(b.url, asm.body['job_id'] as string, ['done', 'failed'], 60_000, OPERATOR);
-  assert.equal(done.state, 'done', done.message);
-  const joined = await probe(join(b.workDir, 'jobs', `${done.job_id}.mp4`));
+  // The cluster token is accepted by /assemble; parts are fetched from A with it, joined by ordinal (given last first).
+  const parts = [...inOrder].reverse();
+  const joined = await assembleExport(b, 'acam', parts, CLUSTER, OPERATOR);
   assert.equal(joined.errors, '');
   assert.ok(Math.abs(joined.playSeconds - 6) <= 1.1, `two 3 s parts make ${joined.playSeconds}s`);
 

@@ -4,14 +4,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCommand } from '@vigil/testing/command';
-import { probe } from '@vigil/testing/media-probe';
 import { waitUntil } from '@vigil/testing/processes';
 import { startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { createTestCa } from '@vigil/testing/test-ca';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { sha256, startRecorderProcess } from '../support/recorder-process.js';
 import { segmentFiles } from './helpers.js';
-import { submit, waitForJob } from './jobs-helpers.js';
+import { assembleExport, exportTwoParts, submit, waitForJob } from './jobs-helpers.js';
 import { installPair, trustInThisProcess } from './tls-helpers.js';
 
 const OPERATOR = 'tls-assemble-operator';
@@ -46,20 +45,8 @@ test('assemble over TLS: parts from a peer with a certificate of the cluster CA;
   t.after(() => b.stop());
 
   await waitUntil(async () => (await segmentFiles(a.recordPath)).length >= 4, 40_000, 'recordings on A');
-  const now = Math.floor(Date.now() / 1000);
-  const p1 = await submit(a.url, `/api/archive/acam/export?from=${now - 6}&to=${now - 4}`, OPERATOR);
-  const p2 = await submit(a.url, `/api/archive/acam/export?from=${now - 4}&to=${now - 2}`, OPERATOR);
-  for (const p of [p1, p2]) assert.equal((await waitForJob(a.url, p.body['job_id'] as string, ['done', 'failed'], 60_000, OPERATOR)).state, 'done');
-
-  const parts = [
-    { peer_addr: aAddr, peer_job_id: p1.body['job_id'], ordinal: 0 },
-    { peer_addr: aAddr, peer_job_id: p2.body['job_id'], ordinal: 1 },
-  ];
-  const asm = await submit(b.url, '/api/archive/acam/assemble', CLUSTER, { kind: 'export', parts });
-  assert.equal(asm.status, 202);
-  const done = await waitForJob(b.url, asm.body['job_id'] as string, ['done', 'failed'], 60_000, OPERATOR);
-  assert.equal(done.state, 'done', done.message);
-  const joined = await probe(join(b.workDir, 'jobs', `${done.job_id}.mp4`));
+  const parts = await exportTwoParts(a.url, 'acam', 2, OPERATOR);
+  const joined = await assembleExport(b, 'acam', parts, CLUSTER, OPERATOR);
   assert.equal(joined.errors, '');
   assert.ok(Math.abs(joined.playSeconds - 4) <= 1.1, `two 2 s parts make ${joined.playSeconds}s`);
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import type { PictureOrder } from '../../src/media/h264-picture-order.js';
+import type { PictureOrder } from '../../src/media/picture-order.js';
 import { VideoTimeline, type PicturePlacement } from '../../src/ingest/video-timeline.js';
 
 const T = 3600;

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { H264PictureOrderCounter, type PictureOrder } from '../../src/media/h264-picture-order.js';
+import { H264PictureOrderCounter } from '../../src/media/h264-picture-order.js';
 import { H265PictureOrderCounter } from '../../src/media/h265-picture-order.js';
+import type { PictureOrder } from '../../src/media/picture-order.js';
 import { groupAccessUnits, splitAnnexB, type VideoCodec } from './annexb.js';
 import { run, tempDir } from './fixtures.js';
 

@@ -3,21 +3,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AacDepacketizer, parseAudioSpecificConfig } from '../../src/rtp/aac-depacketizer.js';
 import { UnsupportedPayloadError } from '../../src/rtp/depacketizer.js';
+import { bits } from './bit-fields.js';
 import { collector, feed, PacketSequence } from './rtp-builder.js';
 
 const HBR = { mode: 'AAC-hbr', sizelength: '13', indexlength: '3', indexdeltalength: '3', config: '1190', streamtype: '5' };
 const LBR = { mode: 'AAC-lbr', sizelength: '6', indexlength: '2', indexdeltalength: '2', config: '1190' };
-
-/** Writes fields MSB first into whole bytes. */
-function bits(fields: Array<[value: number, width: number]>): Buffer {
-  const total = fields.reduce((sum, [, w]) => sum + w, 0);
-  const out = Buffer.alloc(Math.ceil(total / 8));
-  let at = 0;
-  for (const [value, width] of fields) {
-    for (let i = width - 1; i >= 0; i--, at++) if (Math.floor(value / 2 ** i) % 2 === 1) out[at >> 3]! |= 0x80 >> (at & 7);
-  }
-  return out;
-}
 
 /** An RFC 3640 payload: AU-headers-length, the headers (size + index/delta), then the data. */
 function payload(sizes: number[], data: Buffer, sizeLength = 13, indexLength = 3, deltas: number[] = []): Buffer {

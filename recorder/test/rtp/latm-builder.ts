@@ -1,17 +1,5 @@
 // Test support for MP4A-LATM: bit-packed StreamMuxConfigs and audioMuxElements built field by field (ISO 14496-3 §1.7.3).
-
-export type BitField = [value: number, width: number];
-
-/** Writes fields MSB first, then pads the last byte with zero bits. */
-export function bits(fields: BitField[]): Buffer {
-  const total = fields.reduce((sum, [, w]) => sum + w, 0);
-  const out = Buffer.alloc(Math.ceil(total / 8));
-  let at = 0;
-  for (const [value, width] of fields) {
-    for (let i = width - 1; i >= 0; i--, at++) if (Math.floor(value / 2 ** i) % 2 === 1) out[at >> 3]! |= 0x80 >> (at & 7);
-  }
-  return out;
-}
+import { bits, type BitField } from './bit-fields.js';
 
 export interface MuxConfigFields {
   /** AAC object type (2 = LC). */

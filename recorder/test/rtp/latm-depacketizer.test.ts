@@ -5,7 +5,8 @@ import { createDepacketizer } from '../../src/rtp/depacketizer-factory.js';
 import { UnsupportedPayloadError } from '../../src/rtp/depacketizer.js';
 import { LatmDepacketizer, latmUnsupportedReason } from '../../src/rtp/latm-depacketizer.js';
 import { parseStreamMuxConfig } from '../../src/rtp/stream-mux-config.js';
-import { ascFields, bits, element, muxConfigFields, muxConfigHex } from './latm-builder.js';
+import { bits } from './bit-fields.js';
+import { ascFields, element, muxConfigFields, muxConfigHex } from './latm-builder.js';
 import { collector, feed, PacketSequence } from './rtp-builder.js';
 
 const frame = (n: number, size: number): Buffer => Buffer.alloc(size, n);
