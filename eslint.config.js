@@ -33,6 +33,22 @@ export default tseslint.config(
     rules: { 'vigil/layers': 'error' },
   },
   {
+    // A standalone recorder carries neither the Kubernetes client (most of its heap once loaded, walked by every full
+    // garbage collection) nor the PostgreSQL driver: the code that needs them is loaded by import() where its mode
+    // starts (recorder/src/modes/select-mode.ts). A value import from anywhere else would load them for every recorder.
+    files: ['recorder/src/**/*.ts'],
+    ignores: ['recorder/src/cluster/**', 'recorder/src/modes/cluster-mode.ts', 'recorder/src/modes/database-mode.ts', 'recorder/src/db/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{
+          group: ['@vigil/kube', '@kubernetes/*', '@peculiar/*', 'pg', '**/cluster/*', '!**/cluster/cluster-errors.js', '**/db/pool.js'],
+          allowTypeImports: true,
+          message: 'cluster and database code is loaded with import() where its mode starts (modes/select-mode.ts); import type, or import() there',
+        }],
+      }],
+    },
+  },
+  {
     files: ['**/*.ts', '**/*.js', '**/*.mjs'],
     plugins: { deps: dependenciesPlugin(ROOT, WORKSPACES) },
     rules: { 'deps/declared-dependencies': 'error' },

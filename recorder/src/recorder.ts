@@ -42,7 +42,6 @@ import { SequenceStore } from './recording/sequence-store.js';
 import { SnapshotService } from './snapshot/snapshot-service.js';
 import { ServingCertificate } from './tls/serving-certificate.js';
 import { ensureNodeKey } from './tls/node-key.js';
-import { nodeCertificateFiles, provisionalPair } from './cluster/node-certificate-files.js';
 import type { ModeContext } from './modes/recorder-mode.js';
 import { systemClock, type Clock } from './util/clock.js';
 
@@ -98,6 +97,9 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   let certificate = deps.certificate;
   if (certificate === undefined && tls?.kubernetes_csr !== undefined) {
     // The node's own key (made here when it has none) and, until one is issued, a provisional pair (kubernetes.md).
+    // Loaded only here: it reaches the Kubernetes client, which a recorder outside a cluster must not carry (most of
+    // its heap, walked by every full garbage collection; see select-mode.ts).
+    const { nodeCertificateFiles, provisionalPair } = await import('./cluster/node-certificate-files.js');
     const files = nodeCertificateFiles(config.cluster.dataDir, deps.nodeName);
     const key = await ensureNodeKey(files.keyFile, log);
     certificate = await ServingCertificate.awaiting({ ...files, log, clock, provisional: provisionalPair(key, tls.kubernetes_csr.dns_names, clock.now()) });
