@@ -1,6 +1,7 @@
 // Export (stream copy) and time-lapse (x264) of a window of local recordings.
 import { rename, rm, statfs } from 'node:fs/promises';
 import { collectWindowFiles, writeConcatList, type LocalArchive, type WindowFile } from './export-plan.js';
+import { cleanOutpoint, probeVideoPackets } from './clean-cut.js';
 import { probeGopSeconds } from './gop-probe.js';
 import type { JobRunContext, JobRunner } from './job-queue.js';
 import { JobFailure, type JobRecord } from './job-record.js';
@@ -64,7 +65,7 @@ export function exportRunner(deps: ArchiveJobDeps): JobRunner {
     const toMs = job.to * 1000;
     const files = await collectWindowFiles(deps.archive, job.camera_id, fromMs, toMs, ctx.scratchDir);
     await ensureSpace(deps.workDir, windowBytes(files, fromMs, toMs), deps.minFreeBytes);
-    const { listPath, seconds } = await writeConcatList(files, fromMs, toMs, ctx.scratchDir);
+    const { listPath, seconds } = await writeConcatList(files, fromMs, toMs, ctx.scratchDir, cleanCutIn(deps.mediaTool));
     await produce(ctx, deps.mediaTool, ['-f', 'concat', '-safe', '0', '-i', listPath], COPY_OUTPUT_ARGS, seconds);
   };
 }
@@ -77,12 +78,20 @@ export function timelapseRunner(deps: ArchiveJobDeps): JobRunner {
     const files = await collectWindowFiles(deps.archive, job.camera_id, fromMs, toMs, ctx.scratchDir);
     // The output holds 1/speed of the input's time, re-encoded: the input bytes / speed is a generous estimate.
     await ensureSpace(deps.workDir, windowBytes(files, fromMs, toMs) / speed, deps.minFreeBytes);
-    const { listPath, seconds } = await writeConcatList(files, fromMs, toMs, ctx.scratchDir);
+    const { listPath, seconds } = await writeConcatList(files, fromMs, toMs, ctx.scratchDir, cleanCutIn(deps.mediaTool));
     // 30 output frames per second need 30 × speed input frames per input second… or, once speed is
     // high enough, only one frame every speed/30 s: when keyframes come at least that often, decode only them.
     const gop = await probeGopSeconds(deps.mediaTool, (files[0] as WindowFile).path);
     const keyframesOnly = gop !== undefined && speed >= OUTPUT_FPS * gop;
     const input = [...(keyframesOnly ? ['-skip_frame', 'nokey'] : []), '-f', 'concat', '-safe', '0', '-i', listPath];
     await produce(ctx, deps.mediaTool, input, timelapseOutputArgs(speed), seconds / speed);
+  };
+}
+
+/** Cuts the window's last file where no B-frame picture goes missing (clean-cut.ts); at `to` when it cannot tell. */
+function cleanCutIn(mediaTool: string): (file: WindowFile, toSeconds: number) => Promise<number | undefined> {
+  return async (file, toSeconds) => {
+    const packets = await probeVideoPackets(mediaTool, file.path);
+    return packets === undefined ? toSeconds : cleanOutpoint(packets, toSeconds);
   };
 }

@@ -80,7 +80,14 @@ function fileLine(path: string): string {
  * the inpoint) minus where the next file's video starts. Files whose span cannot be read (progressive MP4) keep
  * ffmpeg's own duration.
  */
-export async function writeConcatList(files: readonly WindowFile[], fromMs: number, toMs: number, scratchDir: string): Promise<{ listPath: string; seconds: number }> {
+export async function writeConcatList(
+  files: readonly WindowFile[],
+  fromMs: number,
+  toMs: number,
+  scratchDir: string,
+  /** Where a file cut at `to` ends (cleanOutpoint): default, at `to` itself. */
+  outpointOf: (file: WindowFile, toSeconds: number) => Promise<number | undefined> = async (_file, toSeconds) => toSeconds,
+): Promise<{ listPath: string; seconds: number }> {
   const spans = await Promise.all(files.map((f) => readVideoSpan(f.path)));
   const lines = ['ffconcat version 1.0'];
   let seconds = 0;
@@ -89,8 +96,11 @@ export async function writeConcatList(files: readonly WindowFile[], fromMs: numb
     const inMs = Math.max(0, fromMs - f.startMs);
     const outMs = Math.min(f.endMs, toMs) - f.startMs;
     if (inMs > 0) lines.push(`inpoint ${(inMs / 1000).toFixed(3)}`);
-    if (f.endMs > toMs) lines.push(`outpoint ${(outMs / 1000).toFixed(3)}`);
-    else {
+    if (f.endMs > toMs) {
+      const outpoint = await outpointOf(f, outMs / 1000);
+      // Floored to the microsecond: rounded up, it could keep the first packet the cut is meant to leave out.
+      if (outpoint !== undefined) lines.push(`outpoint ${(Math.floor(outpoint * 1e6 + 1e-3) / 1e6).toFixed(6)}`);
+    } else {
       const duration = joinDuration(spans[i], spans[i + 1], inMs / 1000);
       if (duration !== undefined) lines.push(`duration ${duration.toFixed(6)}`);
     }
