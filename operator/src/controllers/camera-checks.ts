@@ -2,7 +2,7 @@
 // and a source used by two Cameras become a False condition and a Warning Event naming the Secret or the other Camera.
 // The conditions are applied server-side under a field manager of their own, so the assignment's and the recorders'
 // status writes and these never drop each other's fields.
-import { API_VERSION, CAMERA_KIND, CameraCondition, type Camera } from '@vigil/crds';
+import { CameraCondition, type Camera } from '@vigil/crds';
 import { isConflict, isNotFound, Resources, type Secret } from '@vigil/kube';
 import { checkCredentials, reservedSecrets } from '../desired/camera-credentials.js';
 import { checksChanged, desiredCheckConditions } from '../desired/camera-checks.js';
@@ -10,7 +10,7 @@ import { findCondition } from '../desired/conditions.js';
 import { duplicateSources } from '../desired/duplicate-sources.js';
 import { forEachLimited } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
-import { nsKey, type ControllerContext } from './context.js';
+import { applyStatusCached, nsKey, type ControllerContext } from './context.js';
 
 export const CHECKS_KEY = 'cameras';
 export const CHECKS_FIELD_MANAGER = 'vigil-operator-checks';
@@ -35,10 +35,9 @@ export function reconcileCameraChecksFor(ctx: ControllerContext) {
     let conflicts = 0;
     await forEachLimited(changed, WRITE_CONCURRENCY, async ({ cam, wanted }) => {
       if (signal.aborted) return;
-      const applied = { apiVersion: API_VERSION, kind: CAMERA_KIND, metadata: { name: cam.metadata.name, namespace: ctx.namespace }, status: { conditions: wanted } };
       let written: Camera;
       try {
-        written = await ctx.client.apply<Camera>(Resources.cameras, applied as unknown as Camera, { fieldManager: CHECKS_FIELD_MANAGER, force: true, subresource: 'status', signal });
+        written = await applyStatusCached(ctx, Resources.cameras, ctx.caches.cameras, cam, { conditions: wanted }, signal, CHECKS_FIELD_MANAGER);
       } catch (err) {
         if (isNotFound(err)) return;
         if (isConflict(err)) {
@@ -47,7 +46,6 @@ export function reconcileCameraChecksFor(ctx: ControllerContext) {
         }
         throw err;
       }
-      ctx.caches.cameras.upsert(written);
       for (const w of wanted) {
         const before = findCondition(cam.status?.conditions, w.type);
         if (w.status === 'False' && (before?.status !== 'False' || before.reason !== w.reason || before.message !== w.message)) ctx.events.warning(written, w.reason ?? w.type, w.message ?? '');
