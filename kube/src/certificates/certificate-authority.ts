@@ -5,7 +5,7 @@ import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import {
   AuthorityKeyIdentifier, BasicConstraints, Certificate, ExtendedKeyUsage, Extension, Extensions, GeneralName, id_ce_authorityKeyIdentifier, id_ce_basicConstraints,
   id_ce_extKeyUsage, id_ce_keyUsage, id_ce_subjectAltName, id_ce_subjectKeyIdentifier, id_kp_clientAuth, id_kp_serverAuth, KeyIdentifier, KeyUsage, KeyUsageFlags,
-  SubjectAlternativeName, SubjectKeyIdentifier, SubjectPublicKeyInfo, TBSCertificate, Validity, Version,
+  Name, SubjectAlternativeName, SubjectKeyIdentifier, SubjectPublicKeyInfo, TBSCertificate, Validity, Version,
 } from '@peculiar/asn1-x509';
 import { commonNameOnly, ECDSA_SHA256, signDer, spkiOf, toPem } from './der.js';
 
@@ -31,6 +31,20 @@ function keyIdentifier(spki: SubjectPublicKeyInfo): ArrayBuffer {
   return digest.buffer.slice(digest.byteOffset, digest.byteOffset + digest.byteLength) as ArrayBuffer;
 }
 
+/** The to-be-signed part every certificate here shares: v3, a random serial, ECDSA with SHA-256. */
+function certificateBody(fields: { issuer: Name; subject: Name; spki: SubjectPublicKeyInfo; notBefore: Date; notAfter: Date; extensions: Extension[] }): TBSCertificate {
+  return new TBSCertificate({
+    version: Version.v3,
+    serialNumber: serialNumber(),
+    signature: ECDSA_SHA256(),
+    issuer: fields.issuer,
+    subject: fields.subject,
+    validity: new Validity({ notBefore: fields.notBefore, notAfter: fields.notAfter }),
+    subjectPublicKeyInfo: fields.spki,
+    extensions: new Extensions(fields.extensions),
+  });
+}
+
 function signed(tbs: TBSCertificate, key: KeyObject): string {
   const cert = new Certificate({ tbsCertificate: tbs, signatureAlgorithm: ECDSA_SHA256(), signatureValue: signDer(AsnConvert.serialize(tbs), key) });
   return toPem(CERTIFICATE_PEM_LABEL, AsnConvert.serialize(cert));
@@ -41,19 +55,17 @@ export function createCaCertificate(key: KeyObject, commonName: string, notBefor
   const spki = spkiOf(key);
   const name = commonNameOnly(commonName);
   const id = keyIdentifier(spki);
-  const tbs = new TBSCertificate({
-    version: Version.v3,
-    serialNumber: serialNumber(),
-    signature: ECDSA_SHA256(),
+  const tbs = certificateBody({
     issuer: name,
     subject: name,
-    validity: new Validity({ notBefore, notAfter }),
-    subjectPublicKeyInfo: spki,
-    extensions: new Extensions([
+    spki,
+    notBefore,
+    notAfter,
+    extensions: [
       extension(id_ce_basicConstraints, true, new BasicConstraints({ cA: true, pathLenConstraint: 0 })),
       extension(id_ce_keyUsage, true, new KeyUsage(KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign)),
       extension(id_ce_subjectKeyIdentifier, false, new SubjectKeyIdentifier(id)),
-    ]),
+    ],
   });
   return signed(tbs, key);
 }
@@ -75,22 +87,20 @@ export function issueCertificate(req: IssueRequest, caCertPem: string, caKey: Ke
   const caDer = AsnConvert.parse(ca.raw, Certificate);
   const spki = AsnConvert.parse(req.publicKeyDer, SubjectPublicKeyInfo);
   const san = new SubjectAlternativeName(req.dnsNames.map((dNSName) => new GeneralName({ dNSName })));
-  const tbs = new TBSCertificate({
-    version: Version.v3,
-    serialNumber: serialNumber(),
-    signature: ECDSA_SHA256(),
+  const tbs = certificateBody({
     issuer: caDer.tbsCertificate.subject,
     subject: commonNameOnly(req.dnsNames[0] ?? ''),
-    validity: new Validity({ notBefore: req.notBefore, notAfter: req.notAfter }),
-    subjectPublicKeyInfo: spki,
-    extensions: new Extensions([
+    spki,
+    notBefore: req.notBefore,
+    notAfter: req.notAfter,
+    extensions: [
       extension(id_ce_basicConstraints, true, new BasicConstraints({ cA: false })),
       extension(id_ce_keyUsage, true, new KeyUsage(KeyUsageFlags.digitalSignature)),
       extension(id_ce_extKeyUsage, false, new ExtendedKeyUsage(req.clientAuth ? [id_kp_serverAuth, id_kp_clientAuth] : [id_kp_serverAuth])),
       extension(id_ce_subjectAltName, false, san),
       extension(id_ce_subjectKeyIdentifier, false, new SubjectKeyIdentifier(keyIdentifier(spki))),
       extension(id_ce_authorityKeyIdentifier, false, new AuthorityKeyIdentifier({ keyIdentifier: new KeyIdentifier(keyIdentifier(caSpki)) })),
-    ]),
+    ],
   });
   return signed(tbs, caKey);
 }
@@ -102,20 +112,18 @@ export function issueCertificate(req: IssueRequest, caCertPem: string, caKey: Ke
 export function createSelfSignedCertificate(key: KeyObject, dnsNames: readonly string[], notBefore: Date, notAfter: Date): string {
   const spki = spkiOf(key);
   const name = commonNameOnly(dnsNames[0] ?? 'vigil-recorder');
-  const tbs = new TBSCertificate({
-    version: Version.v3,
-    serialNumber: serialNumber(),
-    signature: ECDSA_SHA256(),
+  const tbs = certificateBody({
     issuer: name,
     subject: name,
-    validity: new Validity({ notBefore, notAfter }),
-    subjectPublicKeyInfo: spki,
-    extensions: new Extensions([
+    spki,
+    notBefore,
+    notAfter,
+    extensions: [
       extension(id_ce_basicConstraints, true, new BasicConstraints({ cA: false })),
       extension(id_ce_keyUsage, true, new KeyUsage(KeyUsageFlags.digitalSignature)),
       extension(id_ce_extKeyUsage, false, new ExtendedKeyUsage([id_kp_serverAuth])),
       extension(id_ce_subjectAltName, false, new SubjectAlternativeName(dnsNames.map((dNSName) => new GeneralName({ dNSName })))),
-    ]),
+    ],
   });
   return signed(tbs, key);
 }
