@@ -1,4 +1,5 @@
 // The archive page's elements: camera picker and calendar beside the video, transport controls, timeline, export panel.
+import { button } from './dom.js';
 
 export interface ArchiveView {
   video: HTMLVideoElement;
@@ -31,7 +32,7 @@ export function buildArchiveView(root: HTMLElement, parts: { timeline: HTMLEleme
   video.muted = true;
   video.playsInline = true;
   const transport = el('div', 'transport');
-  const playButton = button('Play', 'play-button', 'play or pause (Space)');
+  const playButton = button('Play', { id: 'play-button', title: 'play or pause (Space)' });
   // The label says what a press does: it follows the video, whoever started or stopped it.
   video.addEventListener('playing', () => (playButton.textContent = 'Pause'));
   video.addEventListener('pause', () => (playButton.textContent = 'Play'));
@@ -39,14 +40,14 @@ export function buildArchiveView(root: HTMLElement, parts: { timeline: HTMLEleme
   speedSelect.id = 'speed';
   speedSelect.setAttribute('aria-label', 'playback speed');
   for (const s of [1, 2, 4, 8]) speedSelect.append(new Option(`${s}×`, String(s), s === 1, s === 1));
-  const liveButton = button('● Live', 'live-button', 'back to live view');
+  const liveButton = button('● Live', { id: 'live-button', title: 'back to live view' });
   const clock = el('span', 'clock');
   clock.id = 'archive-clock';
-  const zoomOut = button('−', 'zoom-out', 'zoom out');
-  const zoomIn = button('+', 'zoom-in', 'zoom in');
-  const fitDay = button('Day', 'fit-day', 'show the whole day');
-  const earlier = button('◀', 'earlier', 'earlier');
-  const later = button('▶', 'later', 'later');
+  const zoomOut = button('−', { id: 'zoom-out', title: 'zoom out' });
+  const zoomIn = button('+', { id: 'zoom-in', title: 'zoom in' });
+  const fitDay = button('Day', { id: 'fit-day', title: 'show the whole day' });
+  const earlier = button('◀', { id: 'earlier', title: 'earlier' });
+  const later = button('▶', { id: 'later', title: 'later' });
   transport.append(playButton, speedSelect, liveButton, clock, el('span', 'spacer'), earlier, zoomOut, fitDay, zoomIn, later);
   const hint = el('p', 'hint');
   hint.textContent = 'Click or drag on the timeline to play from that moment · Space pauses · ←/→ step 10 s · drag in the band above the timeline (or Shift-drag) to select a range.';
@@ -62,15 +63,6 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string): H
   const e = document.createElement(tag);
   e.className = className;
   return e;
-}
-
-function button(text: string, id: string, title: string): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.id = id;
-  b.textContent = text;
-  b.title = title;
-  return b;
 }
 
 function labelled(text: string, control: HTMLElement): HTMLElement {

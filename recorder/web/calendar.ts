@@ -1,4 +1,5 @@
 // A month of days to pick from, the days that hold recordings marked (the listing's `days`, on the browser's clock).
+import { button } from './dom.js';
 import { pad } from './local-time.js';
 
 const WEEKDAYS = ['Mo', 'Tu', 'We', 'Th', 'Fr', 'Sa', 'Su'];
@@ -19,8 +20,8 @@ export class Calendar {
     this.element.className = 'calendar';
     const head = document.createElement('div');
     head.className = 'calendar-head';
-    const prev = button('‹', 'previous month', () => this.#shift(-1));
-    const next = button('›', 'next month', () => this.#shift(1));
+    const prev = button('‹', { title: 'previous month', onClick: () => this.#shift(-1) });
+    const next = button('›', { title: 'next month', onClick: () => this.#shift(1) });
     this.#title = document.createElement('span');
     head.append(prev, this.#title, next);
     this.#grid = document.createElement('div');
@@ -58,7 +59,7 @@ export class Calendar {
     const days = new Date(this.#year, this.#month + 1, 0).getDate();
     for (let d = 1; d <= days; d++) {
       const day = `${this.#year}-${pad(this.#month + 1)}-${pad(d)}`;
-      const cell = button(String(d), day, () => this.#onPick(day));
+      const cell = button(String(d), { title: day, onClick: () => this.#onPick(day) });
       cell.className = 'day';
       cell.dataset['day'] = day;
       if (this.#recorded.has(day)) cell.classList.add('recorded');
@@ -67,13 +68,4 @@ export class Calendar {
     }
     this.#grid.replaceChildren(...cells);
   }
-}
-
-function button(text: string, title: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.textContent = text;
-  b.title = title;
-  b.addEventListener('click', onClick);
-  return b;
 }

@@ -1,5 +1,6 @@
 // Export or time-lapse of the selected range: the job submitted to the camera's node, its progress, the download link.
 import type { ArchiveApi } from './archive-api.js';
+import { button } from './dom.js';
 import { clockTime, spokenDuration } from './local-time.js';
 
 const POLL_MS = 1000;
@@ -34,8 +35,8 @@ export class ExportPanel {
     this.#speed.id = 'timelapse-speed';
     this.#speed.setAttribute('aria-label', 'time-lapse speed');
     for (const s of SPEEDS) this.#speed.append(new Option(`×${s}`, String(s), s === 60, s === 60));
-    const exportButton = action('Export clip', 'export-button', () => void this.#submit('export'));
-    const timelapseButton = action('Time-lapse', 'timelapse-button', () => void this.#submit('timelapse'));
+    const exportButton = button('Export clip', { id: 'export-button', onClick: () => void this.#submit('export') });
+    const timelapseButton = button('Time-lapse', { id: 'timelapse-button', onClick: () => void this.#submit('timelapse') });
     this.#buttons = [exportButton, timelapseButton];
     this.#progress = document.createElement('progress');
     this.#progress.max = 1;
@@ -104,13 +105,4 @@ export class ExportPanel {
   #say(text: string): void {
     this.#status.textContent = text;
   }
-}
-
-function action(text: string, id: string, onClick: () => void): HTMLButtonElement {
-  const b = document.createElement('button');
-  b.type = 'button';
-  b.id = id;
-  b.textContent = text;
-  b.addEventListener('click', onClick);
-  return b;
 }
