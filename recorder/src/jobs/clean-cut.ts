@@ -1,6 +1,5 @@
 // Where an export's last file may end without a hole, when the camera sends B-frames.
-import { execFile } from 'node:child_process';
-import { dirname, join } from 'node:path';
+import { runFfprobe } from './ffprobe.js';
 
 /** One video packet as the MP4 demuxer hands it out (seconds of the file's own time), in decode order. */
 export interface VideoPacket {
@@ -33,24 +32,15 @@ export function cleanOutpoint(packets: readonly VideoPacket[], toSeconds: number
   return undefined;
 }
 
-/** The file's video packets (ffprobe next to the media tool); undefined when they cannot be read. */
-export function probeVideoPackets(mediaTool: string, file: string): Promise<VideoPacket[] | undefined> {
-  const ffprobe = mediaTool.includes('/') ? join(dirname(mediaTool), 'ffprobe') : 'ffprobe';
-  return new Promise((resolve) => {
-    execFile(
-      ffprobe,
-      ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,dts_time', '-of', 'json', file],
-      { timeout: 15_000, maxBuffer: 32 * 1024 * 1024 },
-      (err, stdout) => {
-        if (err !== null) return resolve(undefined);
-        try {
-          const parsed = JSON.parse(stdout) as { packets?: Array<{ pts_time?: string; dts_time?: string }> };
-          const packets = (parsed.packets ?? []).map((p) => ({ pts: Number(p.pts_time), dts: Number(p.dts_time) }));
-          resolve(packets.length > 0 && packets.every((p) => Number.isFinite(p.pts) && Number.isFinite(p.dts)) ? packets : undefined);
-        } catch {
-          resolve(undefined);
-        }
-      },
-    );
-  });
+/** The file's video packets (ffprobe beside the media tool); undefined when they cannot be read. */
+export async function probeVideoPackets(mediaTool: string, file: string): Promise<VideoPacket[] | undefined> {
+  const stdout = await runFfprobe(mediaTool, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=pts_time,dts_time', '-of', 'json', file], 32 * 1024 * 1024);
+  if (stdout === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(stdout) as { packets?: Array<{ pts_time?: string; dts_time?: string }> };
+    const packets = (parsed.packets ?? []).map((p) => ({ pts: Number(p.pts_time), dts: Number(p.dts_time) }));
+    return packets.length > 0 && packets.every((p) => Number.isFinite(p.pts) && Number.isFinite(p.dts)) ? packets : undefined;
+  } catch {
+    return undefined;
+  }
 }
