@@ -7,7 +7,7 @@ import { processesMatching, waitUntil } from '@vigil/testing/processes';
 import { startRecorderProcess } from '../support/recorder-process.js';
 import { startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
-import { getJson, segmentFiles } from './helpers.js';
+import { currentFilename, getJson, segmentFiles } from './helpers.js';
 
 test('the RTSP server stopped and started 5 times: recording resumes every time', { timeout: 150_000 }, async (t) => {
   const dir = await tempDir(t);
@@ -18,10 +18,7 @@ test('the RTSP server stopped and started 5 times: recording resumes every time'
     config: { auth: { disabled: true }, stall_seconds: 3, record: { segment_seconds: 30 }, cameras: [{ id: 'gate', source: camera.url }] },
   });
   t.after(() => rec.stop());
-  const current = async (): Promise<string | undefined> => {
-    const r = await getJson(`${rec.url}/api/archive/gate/current`);
-    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
-  };
+  const current = () => currentFilename(rec.url, 'gate');
   await waitUntil(async () => (await current()) !== undefined, 20_000, 'first recording');
   const seen = new Set<string>();
   for (let i = 0; i < 5; i++) {

@@ -6,7 +6,7 @@ import { startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { startRtspCuttingProxy } from '@vigil/testing/rtsp-cutting-proxy';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { getJson } from './helpers.js';
+import { currentFilename } from './helpers.js';
 
 const OUTAGE_MS = 10_000;
 
@@ -31,10 +31,7 @@ test('a camera that is off for 10 s costs at most 12 s of recording, natively an
   });
   t.after(() => rec.stop());
   const ids = ['gate-native', 'gate-ffmpeg'];
-  const current = async (id: string): Promise<string | undefined> => {
-    const r = await getJson(`${rec.url}/api/archive/${id}/current`);
-    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
-  };
+  const current = (id: string) => currentFilename(rec.url, id);
   for (const id of ids) await waitUntil(async () => (await current(id)) !== undefined, 30_000, `${id} records`);
   // Several failed attempts before the outage would have grown the backoff: start from a camera that runs well.
   await new Promise((r) => setTimeout(r, 2_000));

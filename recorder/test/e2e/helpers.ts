@@ -50,3 +50,9 @@ export async function postJson(url: string, payload: unknown, token?: string): P
   }
   return { status: res.status, body };
 }
+
+/** The file a camera is writing now (GET /api/archive/{id}/current), or undefined while it writes none. */
+export async function currentFilename(url: string, cameraId: string): Promise<string | undefined> {
+  const r = await getJson(`${url}/api/archive/${cameraId}/current`);
+  return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
+}

@@ -9,7 +9,7 @@ import { waitUntil } from '@vigil/testing/processes';
 import { encodeLoopFile, startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startRecorderProcess, type LogLine } from '../support/recorder-process.js';
-import { fileSize, getJson, segmentFiles } from './helpers.js';
+import { currentFilename, fileSize, getJson, segmentFiles } from './helpers.js';
 
 async function rssMiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
@@ -36,10 +36,7 @@ test('hostile cameras end their own sessions with a clear log line and reconnect
     },
   });
   t.after(() => rec.stop());
-  const current = async (id: string): Promise<string | undefined> => {
-    const r = await getJson(`${rec.url}/api/archive/${id}/current`);
-    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
-  };
+  const current = (id: string) => currentFilename(rec.url, id);
   await waitUntil(async () => (await current('good')) !== undefined, 30_000, 'the good camera records');
   const goodFile = await current('good');
   const baseline = await rssMiB(rec.pid);

@@ -11,7 +11,7 @@ import { encodeLoopFile } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startVlcRtspServer } from '@vigil/testing/vlc-rtsp-server';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { getJson, segmentFiles } from './helpers.js';
+import { currentFilename, getJson, segmentFiles } from './helpers.js';
 
 interface CameraEntry {
   id: string;
@@ -141,10 +141,7 @@ test('an RTCP BYE on a connection that stays open ends the session at once: reco
  * (from the close), and when the new file was first seen.
  */
 async function resumeAfterEnd(url: string, id: string): Promise<{ id: string; ms: number; resumedAt: number }> {
-  const current = async (): Promise<string | undefined> => {
-    const r = await getJson(`${url}/api/archive/${id}/current`);
-    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
-  };
+  const current = () => currentFilename(url, id);
   await waitUntil(async () => (await current()) !== undefined, 30_000, `${id} records`);
   const first = await current();
   await waitUntil(async () => (await current()) !== first, 20_000, `${id}: the first file closes`, 50);

@@ -10,7 +10,7 @@ import { startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { readFrameCodes, startStampCamera } from '@vigil/testing/stamp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { getJson, segmentFiles } from './helpers.js';
+import { currentFilename, getJson, segmentFiles } from './helpers.js';
 import { submit, waitForJob } from './jobs-helpers.js';
 
 const run = promisify(execFile);
@@ -57,10 +57,7 @@ test('B-frame cameras (H.264 Main, H.264 High with LATM audio, H.265) are record
   });
   t.after(() => rec.stop());
   const ids = ['h264-b', 'h265-b', 'high-b-latm'];
-  const current = async (id: string): Promise<string | undefined> => {
-    const r = await getJson(`${rec.url}/api/archive/${id}/current`);
-    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
-  };
+  const current = (id: string) => currentFilename(rec.url, id);
   /** Closed files of a camera, oldest first, without the first one (it starts wherever the camera was). */
   const closed = async (id: string): Promise<string[]> => {
     const open = await current(id);

@@ -10,7 +10,7 @@ import { startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { startRtspCuttingProxy } from '@vigil/testing/rtsp-cutting-proxy';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { getJson, segmentFiles } from './helpers.js';
+import { currentFilename, getJson, segmentFiles } from './helpers.js';
 
 const run = promisify(execFile);
 
@@ -31,10 +31,7 @@ test('a camera that stops sending in the middle of a picture: the open file clos
     config: { auth: { disabled: true }, stall_seconds: 2, record: { segment_seconds: 30 }, cameras: [{ id: 'cut', source: proxy.url('/cam') }] },
   });
   t.after(() => rec.stop());
-  const current = async (): Promise<string | undefined> => {
-    const r = await getJson(`${rec.url}/api/archive/cut/current`);
-    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
-  };
+  const current = () => currentFilename(rec.url, 'cut');
   await waitUntil(async () => (await current()) !== undefined, 20_000, 'recording through the proxy');
   await new Promise((r) => setTimeout(r, 2500));
   const open = await current();

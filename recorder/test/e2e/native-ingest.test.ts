@@ -10,7 +10,7 @@ import { waitUntil } from '@vigil/testing/processes';
 import { startRtspCamera, type RtspCameraOptions } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { getJson, segmentFiles } from './helpers.js';
+import { currentFilename, getJson, segmentFiles } from './helpers.js';
 import { submit, waitForJob } from './jobs-helpers.js';
 
 const run = promisify(execFile);
@@ -97,10 +97,7 @@ test('native ingest records H.264 baseline/main/high, H.265 and AAC with Digest 
   t.after(() => rec.stop());
 
   const list = async (): Promise<Map<string, CameraEntry>> => new Map(((await getJson(`${rec.url}/api/cameras`)).body as CameraEntry[]).map((c) => [c.id, c]));
-  const current = async (id: string): Promise<string | undefined> => {
-    const r = await getJson(`${rec.url}/api/archive/${id}/current`);
-    return r.status === 200 ? (r.body as { filename: string }).filename : undefined;
-  };
+  const current = (id: string) => currentFilename(rec.url, id);
   const ids = [...Object.keys(specs), ...twins.map((id) => `${id}-ffmpeg`)];
   const behind = async (): Promise<string[]> => {
     const out: string[] = [];
