@@ -3,21 +3,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
+import { ok, startKubeCluster, type KubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { CHART_DIR, REPO_ROOT, helmTemplate, parseObjects, VALUES_MATRIX, writeValues } from './support/chart.js';
 
 const SERVICE_MONITOR_CRD = join(REPO_ROOT, 'deploy-tests/test/fixtures/servicemonitor-crd.yaml');
 
-async function applyCrds(cluster: EmulatedCluster): Promise<void> {
+async function applyCrds(cluster: KubeCluster): Promise<void> {
   ok(await cluster.kubectl(['apply', '--server-side', '-f', join(CHART_DIR, 'crds'), '-f', SERVICE_MONITOR_CRD]), 'apply CRDs');
   ok(await cluster.kubectl(['wait', '--for=condition=Established', '--timeout=20s', 'crd/cameras.vigil.io', 'crd/recordernodes.vigil.io', 'crd/servicemonitors.monitoring.coreos.com']), 'CRDs established');
 }
 
-const get = async (cluster: EmulatedCluster, args: string[]) => ok(await cluster.kubectl(['-n', 'vigil', 'get', ...args]), args.join(' '));
-const secret = async (cluster: EmulatedCluster, name: string, key: string) => Buffer.from(await get(cluster, ['secret', name, '-o', `jsonpath={.data.${key.replace('.', '\\.')}}`]), 'base64').toString('utf8');
+const get = async (cluster: KubeCluster, args: string[]) => ok(await cluster.kubectl(['-n', 'vigil', 'get', ...args]), args.join(' '));
+const secret = async (cluster: KubeCluster, name: string, key: string) => Buffer.from(await get(cluster, ['secret', name, '-o', `jsonpath={.data.${key.replace('.', '\\.')}}`]), 'base64').toString('utf8');
 
 test('every object of every values variant is accepted by server-side apply with strict field validation', async (t) => {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   await applyCrds(cluster);
   let i = 0;
   for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
@@ -47,7 +47,7 @@ test('every object of every values variant is accepted by server-side apply with
 });
 
 test('helm install (server-side apply), upgrade keeping generated secrets, and uninstall', async (t) => {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   await applyCrds(cluster);
   const values = { postgresql: { enabled: true }, ingress: { enabled: true, className: 'nginx', tls: { secretName: 'vigil-tls' } }, serviceMonitor: { enabled: true } };
   const file = await writeValues(cluster.dir, values);
@@ -88,7 +88,7 @@ test('helm install (server-side apply), upgrade keeping generated secrets, and u
 });
 
 test('helm install and upgrade by client-side apply (--server-side=false) too', async (t) => {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   assert.match(ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', 'vigil', '--create-namespace', '--server-side=false', '--wait', '--timeout', '90s']), 'install'), /STATUS: deployed/);
   assert.equal(await get(cluster, ['cm', 'vigil-recorder', '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields[*].operation}']), 'Update');
   ok(await cluster.helm(['upgrade', 'vigil', CHART_DIR, '-n', 'vigil', '--set', 'recorder.logLevel=debug', '--wait', '--timeout', '90s']), 'upgrade');

@@ -92,7 +92,7 @@ test('a node\'s recorder token reads only its own node\'s camera credentials; th
   for (const node of NODES) {
     const token = (await kubectl(['-n', NS, 'create', 'token', `vigil-recorder-${node}`])).trim();
     const config = join(cluster.dir, `${node}.kubeconfig`);
-    await cluster.emulator.writeKubeconfig(config, { token, namespace: NS, user: `vigil-recorder-${node}` });
+    await cluster.controlPlane.writeKubeconfig(config, { token, namespace: NS, user: `vigil-recorder-${node}` });
     asNode.set(node, (args) => cluster.kubectl(['-n', NS, ...args], { kubeconfig: config }));
   }
   const asRecorder = asNode.get('node-a')!;

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { parse } from 'yaml';
-import { ok, startEmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
+import { ok, startKubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { CHART_DIR } from './support/chart.js';
 
 /** Runs `script` with bash, kubectl being a function that prints what it was given on stdin. */
@@ -16,7 +16,7 @@ function pasteIntoBash(script: string): Promise<{ code: number; stdout: string }
 }
 
 test('NOTES: the Pod Security label when the namespace lacks it, the image placeholder, and a heredoc that pastes', async (t) => {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   const notesOf = (out: string) => out.slice(out.indexOf('NOTES:'));
 
   ok(await cluster.kubectl(['create', 'namespace', 'plain']), 'namespace');

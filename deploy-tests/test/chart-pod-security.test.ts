@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { parseSettings } from '@vigil/operator/dist/src/config/settings.js';
 import { desiredPod } from '@vigil/operator/dist/src/desired/pod.js';
-import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
+import { ok, startKubeCluster, type KubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { configMapText, find, renderChart, type KubeObject } from './support/chart.js';
 
 type PodTemplate = { spec: { template: { spec: Record<string, unknown> & { volumes?: unknown[] } }; volumeClaimTemplates?: Array<{ metadata: { name: string } }> } };
@@ -18,13 +18,13 @@ function podSpecOf(workload: PodTemplate, name: string): Record<string, unknown>
   return { ...spec, volumes: [...(spec.volumes ?? []), ...claims] };
 }
 
-async function namespace(cluster: EmulatedCluster, name: string, level: string): Promise<void> {
+async function namespace(cluster: KubeCluster, name: string, level: string): Promise<void> {
   ok(await cluster.kubectl(['create', 'namespace', name]), `namespace ${name}`);
   ok(await cluster.kubectl(['label', 'namespace', name, `pod-security.kubernetes.io/enforce=${level}`]), `label ${name}`);
 }
 
 /** Creates `spec` as a Pod in `ns`; the kubectl result says whether admission let it in. */
-function createPod(cluster: EmulatedCluster, ns: string, name: string, spec: Record<string, unknown>) {
+function createPod(cluster: KubeCluster, ns: string, name: string, spec: Record<string, unknown>) {
   const { serviceAccountName: _sa, ...rest } = spec; // the ServiceAccount is no Pod Security matter
   return cluster.kubectl(['create', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns }, spec: rest }) });
 }
@@ -37,7 +37,7 @@ function recorderPod(objects: KubeObject[], prepare: boolean) {
 }
 
 test('the operator and PostgreSQL meet "restricted"; the recorder Pod breaks only hostPath (and, when it prepares the folders, its init container)', async (t) => {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   const objects = await renderChart(t, { postgresql: { enabled: true } });
   await namespace(cluster, 'restricted', 'restricted');
   await namespace(cluster, 'baseline', 'baseline');

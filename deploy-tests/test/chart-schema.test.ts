@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ok, startEmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
+import { ok, startKubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { parseFlags } from '@vigil/operator/dist/src/config/flags.js';
 import { CHART_DIR, helmTemplate, parseObjects, writeValues } from './support/chart.js';
 
@@ -52,7 +52,7 @@ test('durations in plain seconds work as the docs say: operator.nodeSilence=15 r
 });
 
 test('helm lint passes with the defaults, the matrix and the production example, and fails on a wrong value', async (t) => {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   const lint = (args: string[]) => cluster.helm(['lint', CHART_DIR, '--strict', ...args]);
   assert.match(ok(await lint([]), 'lint'), /1 chart\(s\) linted, 0 chart\(s\) failed/);
   ok(await lint(['-f', join(CHART_DIR, 'examples/values-production.yaml')]), 'lint production example');
@@ -63,7 +63,7 @@ test('helm lint passes with the defaults, the matrix and the production example,
 });
 
 test('helm install with a wrong value applies none of the release and says which value is wrong', async (t) => {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   const file = await writeValues(cluster.dir, { recorder: { record: { segmentSeconds: 0 } } });
   const result = await cluster.helm(['install', 'vigil', CHART_DIR, '-n', 'vigil', '--create-namespace', '-f', file]);
   assert.notEqual(result.code, 0);

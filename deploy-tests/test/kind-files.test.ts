@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { accessSync, constants, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { ok, runCommand, startEmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
+import { ok, runCommand, startKubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { CHART_DIR, REPO_ROOT, find, renderChart } from './support/chart.js';
 
 const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
@@ -83,7 +83,7 @@ test('the kind values pass the chart schema and install PostgreSQL on the contro
 });
 
 test('the kind manifests (RTSP camera, Cameras, their credentials) are accepted by the API with strict validation', async (t) => {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   ok(await cluster.kubectl(['apply', '--server-side', '-f', join(CHART_DIR, 'crds')]), 'CRDs');
   ok(await cluster.kubectl(['wait', '--for=condition=Established', '--timeout=20s', 'crd/cameras.vigil.io']), 'established');
   ok(await cluster.kubectl(['create', 'namespace', 'vigil']), 'namespace');

@@ -17,7 +17,7 @@ test('a node\'s recorder token (kubectl create token) may renew its own Lease an
   // What a platform engineer types to see what a compromised recorder could do.
   const token = (await kubectl(['-n', NS, 'create', 'token', 'vigil-recorder-node-a'])).trim();
   const asRecorder = join(cluster.dir, 'recorder-a.kubeconfig');
-  await cluster.emulator.writeKubeconfig(asRecorder, { token, namespace: NS, user: 'recorder-a' });
+  await cluster.controlPlane.writeKubeconfig(asRecorder, { token, namespace: NS, user: 'recorder-a' });
   const run = (args: string[]) => cluster.kubectl(args, { kubeconfig: asRecorder });
 
   const forbidden: Array<[string, string[]]> = [

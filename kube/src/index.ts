@@ -5,6 +5,7 @@ export * from './api/client.js';
 export * from './api/clock.js';
 export * from './api/conflict-retry.js';
 export * from './api/informer.js';
+export * from './api/semantic-equality.js';
 export * from './api/resources.js';
 export * from './api/types.js';
 export * from './membership/node-report.js';

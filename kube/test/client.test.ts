@@ -1,25 +1,26 @@
-// KubeClient against the emulated API server: get/create/replace/patch/delete with the API's answers as errors,
+// KubeClient against kube-apiserver (through the tests' fault proxy): get/create/replace/patch/delete with the API's answers as errors,
 // server-side apply by two field managers on one status, timeouts and abort that never hang, and watch.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { startKubeEmulator } from '@vigil/testing/kube/emulator';
+import { startControlPlane } from '@vigil/testing/kube/control-plane/control-plane';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { ApiError, isAlreadyExists, isConflict, KubeClient, loadKubeConfig, Resources, type ConfigMap, type KubeObject, type Lease, type WatchEventType } from '../src/index.js';
 
-async function emulatorAndClient(t: TestContext) {
+async function controlPlaneAndClient(t: TestContext) {
   const dir = await tempDir(t, 'vigil-client-');
-  const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'kubeconfig') });
-  t.after(() => emulator.close());
+  const controlPlane = await startControlPlane(dir);
+  t.after(() => controlPlane.close());
+  await controlPlane.writeKubeconfig(join(dir, 'kubeconfig'), { token: controlPlane.adminToken, namespace: 'default' });
   const client = new KubeClient(loadKubeConfig({ KUBECONFIG: join(dir, 'kubeconfig') }), { requestTimeoutMs: 2000 });
   t.after(() => client.close());
-  return { emulator, client };
+  return { faults: controlPlane.faults, client };
 }
 
 const cm = (name: string, data: Record<string, string>): ConfigMap => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data });
 
 test('CRUD with the API server\'s answers: 404 as undefined, 409 on a stale version or an existing name, delete of a missing object is fine', async (t) => {
-  const { client } = await emulatorAndClient(t);
+  const { client } = await controlPlaneAndClient(t);
   assert.equal(await client.get(Resources.configMaps, 'default', 'none'), undefined);
   const created = await client.create(Resources.configMaps, cm('a', { k: '1' }));
   await assert.rejects(client.create(Resources.configMaps, cm('a', { k: '1' })), (err: unknown) => isAlreadyExists(err));
@@ -37,7 +38,7 @@ test('CRUD with the API server\'s answers: 404 as undefined, 409 on a stale vers
 });
 
 test('server-side apply: each field manager keeps its own fields, drops what it no longer applies, and a conflict needs force', async (t) => {
-  const { client } = await emulatorAndClient(t);
+  const { client } = await controlPlaneAndClient(t);
   const lease = (annotations: Record<string, string>, spec?: Lease['spec']): Lease => ({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'l', namespace: 'default', annotations }, ...(spec ? { spec } : {}) });
   await client.apply(Resources.leases, lease({ one: '1', both: 'x' }, { holderIdentity: 'me' }), { fieldManager: 'first' });
   await client.apply(Resources.leases, lease({ two: '2' }), { fieldManager: 'second' });
@@ -51,8 +52,8 @@ test('server-side apply: each field manager keeps its own fields, drops what it 
 });
 
 test('a request the API server does not answer times out; an aborted one ends at once', async (t) => {
-  const { emulator, client } = await emulatorAndClient(t);
-  emulator.faults.setLatency(5000);
+  const { faults, client } = await controlPlaneAndClient(t);
+  faults.setLatency(5000);
   const started = Date.now();
   await assert.rejects(client.get(Resources.configMaps, 'default', 'x', { timeoutMs: 300 }), (err: unknown) => err instanceof ApiError && err.reason === 'Timeout');
   assert.ok(Date.now() - started < 2000, 'no longer than its timeout');
@@ -61,11 +62,11 @@ test('a request the API server does not answer times out; an aborted one ends at
   setTimeout(() => abort.abort(), 100);
   await assert.rejects(pending);
   assert.ok(Date.now() - started < 3000);
-  emulator.faults.setLatency(0);
+  faults.setLatency(0);
 });
 
 test('watch: events from a resourceVersion, and a 410 for a compacted one', async (t) => {
-  const { emulator, client } = await emulatorAndClient(t);
+  const { faults, client } = await controlPlaneAndClient(t);
   const { metadata } = await client.list(Resources.configMaps, { namespace: 'default' });
   const seen: Array<[WatchEventType, string]> = [];
   const done = new Promise<unknown>((resolve) => {
@@ -83,7 +84,7 @@ test('watch: events from a resourceVersion, and a 410 for a compacted one', asyn
   await done;
   assert.deepEqual(seen, [['ADDED', 'w'], ['MODIFIED', 'w'], ['DELETED', 'w']]);
 
-  emulator.faults.compactHistory();
+  await faults.compactHistory();
   const err = await new Promise<unknown>((resolve) => {
     client.watch(Resources.configMaps, { namespace: 'default', resourceVersion: metadata?.resourceVersion ?? '', timeoutSeconds: 30 }, (type, obj) => {
       if (type === 'ERROR') resolve(obj);

@@ -1,28 +1,29 @@
-// Informer against the emulator: list+watch into the cache, and back in step after dropped watches, 410 Gone and 500s.
+// Informer against kube-apiserver (through the tests' fault proxy): list+watch into the cache, and back in step after dropped watches, 410 Gone and 500s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startKubeEmulator } from '@vigil/testing/kube/emulator';
+import { startControlPlane } from '@vigil/testing/kube/control-plane/control-plane';
 import { waitUntil } from '@vigil/testing/processes';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { Informer, KubeClient, Resources, systemClock, type ConfigMap } from '../src/index.js';
 
-/** An emulator and a client of it, both closed when the test ends. */
-async function emulatorAndClient(t: TestContext) {
+/** A control plane and a client of it (the administrator's token, through the fault proxy), both closed when the test ends. */
+async function controlPlaneAndClient(t: TestContext) {
   const dir = await tempDir(t, 'vigil-informer-');
-  const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'kubeconfig') });
-  t.after(() => emulator.close());
+  const controlPlane = await startControlPlane(dir);
+  t.after(() => controlPlane.close());
+  await controlPlane.writeKubeconfig(join(dir, 'kubeconfig'), { token: controlPlane.adminToken, namespace: 'default' });
   const kc = new KubeConfig();
   kc.loadFromFile(join(dir, 'kubeconfig'));
   const client = new KubeClient(kc);
   t.after(() => client.close());
-  return { emulator, client };
+  return { faults: controlPlane.faults, client };
 }
 
 test('the cache follows creates, updates and deletes, and recovers from dropped watches, 410 Gone and 500s', async (t) => {
-  const { emulator, client } = await emulatorAndClient(t);
+  const { faults, client } = await controlPlaneAndClient(t);
   await client.create(Resources.configMaps, { metadata: { name: 'before', namespace: 'default' }, data: { a: '1' } } as ConfigMap);
 
   const informer = new Informer<ConfigMap>('configmaps', client, Resources.configMaps, pino({ level: 'silent' }), systemClock, { namespace: 'default', minRetryMs: 100, maxRetryMs: 500 });
@@ -48,19 +49,19 @@ test('the cache follows creates, updates and deletes, and recovers from dropped 
   await seen('before', undefined);
   assert.ok(changed.includes('default/one') && changed.includes('default/before'));
 
-  emulator.faults.dropWatches();
+  faults.dropWatches();
   await put('two', '1');
   await seen('two', '1');
 
   const listsBefore = informer.stats.lists;
-  emulator.faults.compactHistory();
-  emulator.faults.dropWatches();
+  await faults.compactHistory();
+  faults.dropWatches();
   await put('three', '1');
   await seen('three', '1');
   await waitUntil(() => informer.stats.gone > 0 && informer.stats.lists > listsBefore, 10_000, 'a 410 and a re-list');
 
-  emulator.faults.failRequests({ status: 500, forMs: 1500 });
-  emulator.faults.dropWatches();
+  faults.failRequests({ status: 500, forMs: 1500 });
+  faults.dropWatches();
   await new Promise((r) => setTimeout(r, 1600));
   await put('four', '1');
   await seen('four', '1');
@@ -68,7 +69,7 @@ test('the cache follows creates, updates and deletes, and recovers from dropped 
 });
 
 test('a local write that the watch has already overtaken with a deletion does not bring the object back', async (t) => {
-  const { client } = await emulatorAndClient(t);
+  const { client } = await controlPlaneAndClient(t);
   const informer = new Informer<ConfigMap>('configmaps', client, Resources.configMaps, pino({ level: 'silent' }), systemClock, { namespace: 'default' });
   informer.start();
   t.after(() => informer.stop());

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
 import { helmPath } from '@vigil/testing/kube/tools';
-import { runCommand, type CommandResult } from '@vigil/testing/kube/emulated-cluster';
+import { runCommand, type CommandResult } from '@vigil/testing/kube/kube-cluster';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { parseAllDocuments } from 'yaml';
 

@@ -1,10 +1,10 @@
-// The chart installed into the emulator with `helm install`, and vigil-operator running as a real process the way its
+// The chart installed into the control plane with `helm install`, and vigil-operator running as a real process the way its
 // Pod would: the Deployment's own arguments, the settings from the chart's ConfigMap, a token of the chart's operator
-// ServiceAccount (the emulator enforces the chart's RBAC). Plus a stand-in for a recorder's heartbeat.
+// ServiceAccount (kube-apiserver enforces the chart's RBAC). Plus a stand-in for a recorder's heartbeat.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { ok, startEmulatedCluster, type EmulatedCluster } from '@vigil/testing/kube/emulated-cluster';
+import { ok, startKubeCluster, type KubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { waitUntil } from '@vigil/testing/processes';
 import { CHART_DIR, writeValues } from './chart.js';
 import { OperatorProcess } from './operator-process.js';
@@ -12,7 +12,7 @@ import { OperatorProcess } from './operator-process.js';
 export const NS = 'vigil';
 
 export interface InstalledRelease {
-  cluster: EmulatedCluster;
+  cluster: KubeCluster;
   operator: OperatorProcess;
   /** kubectl as the cluster admin; fails the test on a non-zero exit. */
   kubectl(args: string[], input?: string): Promise<string>;
@@ -20,7 +20,7 @@ export interface InstalledRelease {
 
 /** `helm install vigil` with these values into namespace vigil, then the operator. */
 export async function installWithOperator(t: TestContext, values: Record<string, unknown> = {}): Promise<InstalledRelease> {
-  const cluster = await startEmulatedCluster(t);
+  const cluster = await startKubeCluster(t);
   const kubectl = async (args: string[], input?: string) => ok(await cluster.kubectl(args, input !== undefined ? { input } : {}), args.join(' '));
   const file = await writeValues(cluster.dir, { image: { repository: 'registry.example/vigil' }, ...values });
   ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', NS, '--create-namespace', '-f', file, '--wait', '--timeout', '90s']), 'helm install');
@@ -50,7 +50,7 @@ export async function heartbeat(t: TestContext, release: InstalledRelease, node:
   const renewOnce = async (): Promise<string | undefined> => {
     const now = new Date().toISOString().replace('Z', '000Z');
     const lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: `vigil-node-${node}`, namespace: NS }, spec: { holderIdentity: node, leaseDurationSeconds: 15, renewTime: now } };
-    const res = await fetch(`${release.cluster.emulator.url}/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/vigil-node-${node}?fieldManager=test-recorder&force=true`, {
+    const res = await release.cluster.controlPlane.fetch(`/apis/coordination.k8s.io/v1/namespaces/${NS}/leases/vigil-node-${node}?fieldManager=test-recorder&force=true`, {
       method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/apply-patch+yaml' }, body: JSON.stringify(lease), signal: AbortSignal.timeout(5000),
     });
     return res.ok ? undefined : `${res.status} ${await res.text()}`;
@@ -59,7 +59,7 @@ export async function heartbeat(t: TestContext, release: InstalledRelease, node:
   // renewal waits for all of it, as a recorder Pod does (the operator makes the Pod only then).
   let last: string | undefined;
   await waitUntil(async () => {
-    token = token || (await release.cluster.emulator.issueServiceAccountToken(NS, `vigil-recorder-${node}`).catch(() => ''));
+    token = token || (await release.cluster.controlPlane.issueServiceAccountToken(NS, `vigil-recorder-${node}`).catch(() => ''));
     return token !== '' && (last = await renewOnce()) === undefined;
   }, 30_000, `the identity of ${node}`).catch((err: Error) => {
     throw new Error(`${err.message}; last refusal: ${last ?? 'none'}`);

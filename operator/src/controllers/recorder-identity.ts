@@ -3,14 +3,10 @@
 // after: it is the recorder's). Created when missing, put right when changed; the RecorderNode owns them all, so
 // deleting it removes them.
 import { nodeNameOf, type RecorderNode } from '@vigil/crds';
-import { Resources, type Binding, type Informer, type KubeObject, type ResourceType } from '@vigil/kube';
+import { isDerivedFrom, Resources, type Binding, type Informer, type KubeObject, type ResourceType } from '@vigil/kube';
 import { desiredRecorderIdentity } from '../desired/recorder-identity.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
 
 /** What of an object the operator keeps as it wants it (labels, owner, and the kind's own content). */
 function managedPart(obj: KubeObject & { rules?: unknown; subjects?: unknown; roleRef?: unknown; imagePullSecrets?: unknown }): unknown {
@@ -24,10 +20,10 @@ async function ensure<T extends KubeObject>(ctx: ControllerContext, type: Resour
     if (!have) await createCached(ctx, type, cache, want, signal);
     return;
   }
-  if (sameJson(managedPart(have), managedPart(want))) return;
+  if (isDerivedFrom(managedPart(want), managedPart(have))) return;
   const haveRef = (have as unknown as Binding).roleRef;
   const wantRef = (want as unknown as Binding).roleRef;
-  if (haveRef !== undefined && !sameJson(haveRef, wantRef)) {
+  if (haveRef !== undefined && !isDerivedFrom(wantRef, haveRef)) {
     // roleRef cannot change: the binding is made again.
     await ctx.client.delete(type, want.metadata.namespace, want.metadata.name ?? '', { signal, uid: have.metadata.uid });
     await createCached(ctx, type, cache, want, signal);

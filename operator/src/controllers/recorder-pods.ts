@@ -3,7 +3,7 @@
 // RecorderNode and retried with backoff; a changed Pod template is rolled one node at a time: the next Pod is replaced
 // only when every rolled Pod is Ready and its node online.
 import { nodeLeaseName, nodeNameOf, type OwnerReference, type RecorderNode } from '@vigil/crds';
-import { isForbidden, isInvalid, isNotFound, Resources, type ApiError, type Ingress, type Service, isOnline } from '@vigil/kube';
+import { isDerivedFrom, isForbidden, isInvalid, isNotFound, Resources, type ApiError, type Ingress, type Service, isOnline } from '@vigil/kube';
 import { NODE_ANNOTATION, RECORDER_LABEL, recorderName } from '../desired/names.js';
 import { isOwnedBy } from '../desired/owner.js';
 import { isPodReady, templateHashOf } from '../desired/pod.js';
@@ -32,10 +32,6 @@ export function rollBlocker(ctx: ControllerContext, templates: PodTemplates, nam
   return undefined;
 }
 
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
 /** What the operator keeps of a per-node object's metadata (other annotations and owners are the user's). */
 function ownMetadata(obj: Service | Ingress, owner: OwnerReference): unknown {
   return { labels: obj.metadata.labels, node: obj.metadata.annotations?.[NODE_ANNOTATION], owned: isOwnedBy(obj, owner) };
@@ -48,9 +44,8 @@ async function ensureService(ctx: ControllerContext, rn: RecorderNode, owner: Ow
     await createCached(ctx, Resources.services, ctx.caches.services, want, signal);
     return;
   }
-  const current = { selector: have.spec?.selector, ports: have.spec?.ports?.map((p) => ({ name: p.name, port: p.port, targetPort: p.targetPort, protocol: p.protocol })), meta: ownMetadata(have, owner) };
-  const wanted = { selector: want.spec?.selector, ports: want.spec?.ports, meta: ownMetadata(want, owner) };
-  if (sameJson(current, wanted)) return;
+  // As the server returns it (its defaults and key order): only what the operator sets is compared.
+  if (isDerivedFrom({ selector: want.spec?.selector, ports: want.spec?.ports, meta: ownMetadata(want, owner) }, { selector: have.spec?.selector, ports: have.spec?.ports, meta: ownMetadata(have, owner) })) return;
   const metadata = { ...have.metadata, labels: want.metadata.labels, annotations: { ...have.metadata.annotations, ...want.metadata.annotations }, ownerReferences: want.metadata.ownerReferences };
   const next: Service = { ...have, metadata, spec: { ...have.spec, selector: want.spec?.selector, ports: want.spec?.ports } };
   ctx.caches.services.upsert(await ctx.client.replace(Resources.services, next, { signal }));
@@ -68,7 +63,7 @@ async function ensureIngress(ctx: ControllerContext, rn: RecorderNode, owner: Ow
     await createCached(ctx, Resources.ingresses, ctx.caches.ingresses, want, signal);
     return;
   }
-  if (sameJson({ spec: have.spec, meta: ownMetadata(have, owner) }, { spec: want.spec, meta: ownMetadata(want, owner) })) return;
+  if (isDerivedFrom({ spec: want.spec, meta: ownMetadata(want, owner) }, { spec: have.spec, meta: ownMetadata(have, owner) })) return;
   const metadata = { ...have.metadata, labels: want.metadata.labels, annotations: { ...have.metadata.annotations, ...want.metadata.annotations }, ownerReferences: want.metadata.ownerReferences };
   ctx.caches.ingresses.upsert(await ctx.client.replace(Resources.ingresses, { ...have, metadata, spec: want.spec }, { signal }));
 }

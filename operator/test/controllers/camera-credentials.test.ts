@@ -100,6 +100,8 @@ test('each node\'s Secret holds its cameras only, written before the status that
   // The Secret all recorders shared before: kept while a recorder Pod of the older template runs, deleted after.
   await admin.create<Secret>(Resources.secrets, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'vigil-camera-credentials', namespace: ns, labels: { 'app.kubernetes.io/managed-by': 'vigil-operator' } }, type: 'Opaque', data: {} } as Secret);
   const pod = templates.podFor(ctx.caches.recorderNodes.get(third) as RecorderNode);
+  // kube-apiserver admits a Pod only with its ServiceAccount (the identity controller, not run here, makes it).
+  await admin.create(Resources.serviceAccounts, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: pod.spec?.serviceAccountName ?? '', namespace: ns } });
   const older: Pod = { ...pod, metadata: { ...pod.metadata, ownerReferences: [], annotations: { ...pod.metadata.annotations, [TEMPLATE_HASH_ANNOTATION]: 'older' } } };
   const created = await admin.create<Pod>(Resources.pods, older);
   await until(() => ctx.caches.pods.get(`${ns}/${created.metadata.name}`) !== undefined && ctx.caches.secrets.get(`${ns}/vigil-camera-credentials`) !== undefined, 'the older Pod and the shared Secret in the caches');

@@ -90,7 +90,7 @@ test('only the leader acts; kill -9 → the standby leads within a few seconds; 
   const op4 = await start('op-4');
   await waitUntil(async () => (await fetch(`http://127.0.0.1:${op4.port}/readyz`)).status === 200, 30_000, 'op-4 caches synced');
   const cutAt = Date.now();
-  cluster.emulator.faults.cutOff(kubeconfigs.get('op-3')!.token, 'refuse');
+  cluster.controlPlane.faults.cutOff(kubeconfigs.get('op-3')!.token, 'refuse');
   assert.equal(await op3.exited, 1);
   const exitAfter = (Date.now() - cutAt) / 1000;
   t.diagnostic(`cut-off leader exited after ${exitAfter.toFixed(2)} s`);

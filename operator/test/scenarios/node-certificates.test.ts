@@ -29,10 +29,10 @@ test('the operator approves and signs a node’s own certificate request and den
   const request = async (token: string, name: string, names: string[]): Promise<number> => {
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const body = { metadata: { name }, spec: { request: Buffer.from(createSigningRequest(privateKey, names)).toString('base64'), signerName: 'vigil.io/recorder-serving', usages: ['digital signature', 'server auth'] } };
-    const res = await fetch(`${cluster.emulator.url}${CSRS}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await cluster.controlPlane.fetch(`${CSRS}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return res.status;
   };
-  const read = async (name: string): Promise<Csr> => (await (await fetch(`${cluster.emulator.url}${CSRS}/${name}`, { headers: { authorization: `Bearer ${cluster.emulator.adminToken}` } })).json()) as Csr;
+  const read = async (name: string): Promise<Csr> => (await (await cluster.controlPlane.fetch(`${CSRS}/${name}`, { headers: { authorization: `Bearer ${cluster.controlPlane.adminToken}` } })).json()) as Csr;
   const settled = async (name: string): Promise<Csr> => {
     let csr: Csr | undefined;
     await waitUntil(async () => {
@@ -48,7 +48,7 @@ test('the operator approves and signs a node’s own certificate request and den
   assert.equal(await request(tokenA, 'own', namesOf('node-a')), 201);
   assert.equal(await request(tokenB, 'other-node', namesOf('node-a')), 201);
   assert.equal(await request(tokenA, 'foreign-name', [...namesOf('node-a'), 'bank.example.com']), 201);
-  assert.equal(await request(cluster.emulator.adminToken, 'not-a-node', namesOf('node-a')), 201);
+  assert.equal(await request(cluster.controlPlane.adminToken, 'not-a-node', namesOf('node-a')), 201);
 
   // The node's own request: approved, signed by the release CA for exactly its names.
   const own = await settled('own');
@@ -78,7 +78,7 @@ test('the operator approves and signs a node’s own certificate request and den
   assert.match(await cluster.kubectl('get', 'csr'), /other-node\s+.*system:serviceaccount:vigil:vigil-recorder-node-b\s+<none>\s+Denied/);
 
   // The CA's key is the operator's: a recorder's token cannot read its Secret.
-  const secret = await fetch(`${cluster.emulator.url}/api/v1/namespaces/${cluster.namespace}/secrets/vigil-ca`, { headers: { authorization: `Bearer ${tokenA}` } });
+  const secret = await cluster.controlPlane.fetch(`/api/v1/namespaces/${cluster.namespace}/secrets/vigil-ca`, { headers: { authorization: `Bearer ${tokenA}` } });
   assert.equal(secret.status, 403);
   const caSecret = await cluster.core.readNamespacedSecret({ name: 'vigil-ca', namespace: cluster.namespace });
   assert.equal(caSecret.type, 'kubernetes.io/tls');

@@ -16,13 +16,13 @@ test('dropped watches, 410 Gone and 500s: recovered without a restart and withou
   const listsBefore = (await operator.metrics()).samples.filter((s) => s.name === 'vigil_operator_informer_lists_total').reduce((a, s) => a + s.value, 0);
 
   // Watches dropped: re-watched from the last version; a new camera is still seen.
-  cluster.emulator.faults.dropWatches();
+  cluster.controlPlane.faults.dropWatches();
   await applyCameras(cluster, ['cam-7']);
   await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-7')?.status?.phase === 'Recording', 30_000, 'cam-7 after dropped watches');
 
   // History compacted and watches dropped: re-watching answers 410 Gone; the informers list again.
-  cluster.emulator.faults.compactHistory();
-  cluster.emulator.faults.dropWatches();
+  await cluster.controlPlane.faults.compactHistory();
+  cluster.controlPlane.faults.dropWatches();
   await applyCameras(cluster, ['cam-8']);
   await waitForCameras(cluster, (cs) => cs.find((c) => c.metadata.name === 'cam-8')?.status?.phase === 'Recording', 30_000, 'cam-8 after 410 Gone');
   await waitUntil(async () => (await operator.metrics()).samples.filter((s) => s.name === 'vigil_operator_informer_lists_total').reduce((a, s) => a + s.value, 0) > listsBefore, 5000, 're-lists counted');
@@ -33,7 +33,7 @@ test('dropped watches, 410 Gone and 500s: recovered without a restart and withou
   assert.ok(victims.length > 0);
   recorders.get('node-a')!.stopHeartbeat();
   await sleep(13_000);
-  cluster.emulator.faults.failRequests({ status: 500, forMs: 6000 });
+  cluster.controlPlane.faults.failRequests({ status: 500, forMs: 6000 });
   await sleep(6000);
   cams = await waitForCameras(cluster, (cs) => victims.every((v) => { const n = cs.find((c) => c.metadata.name === v)?.status?.node; return n !== undefined && n !== 'node-a'; }), 20_000, 'node-a\'s cameras moved after the 500s');
   await sleep(3000);

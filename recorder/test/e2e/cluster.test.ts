@@ -9,6 +9,7 @@ import { waitUntil } from '@vigil/testing/processes';
 import { listSegments } from '@vigil/testing/kube/cluster-scenario';
 import { archiveGap, nodeDriver, recordingRows } from './cluster-archive.js';
 import { CAMERA_PASSWORD, cameraManifests, startLoopbackCluster, TOKENS, type LoopbackCluster } from './cluster-fixture.js';
+import { assertWriteBudget } from './cluster-write-budget.js';
 import { fetchBytes, wholeBoxes } from './playback-helpers.js';
 
 const NODES = ['node-a', 'node-b', 'node-c'];
@@ -78,6 +79,10 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     assert.deepEqual(NODES.map((n) => onNode(cams, n).length), [2, 2, 2]);
     const table = await fx.cluster.kubectl('get', 'cameras', '-n', fx.cluster.namespace);
     for (const [name, cam] of cams) assert.match(table, new RegExp(`${name}\\s+${cam.status?.node}\\s+Recording`));
+  });
+
+  await t.test('at rest for 60 s (audit log): the operators write only the leader Lease, each recorder only its heartbeat', async () => {
+    t.diagnostic(await assertWriteBudget(fx, 60_000));
   });
 
   await t.test('any node answers: listing and current through a non-owner are 307s keeping the query; export reads the receiving node’s files', async () => {
@@ -248,7 +253,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     const cutOff = onNode(await camerasOf(fx), node);
     assert.ok(cutOff.length > 0, 'node-c records something');
     const cutAt = Date.now();
-    fx.cluster.emulator.faults.cutOff(pod.apiToken, 'refuse');
+    fx.cluster.controlPlane.faults.cutOff(pod.apiToken, 'refuse');
     await waitUntil(async () => onNode(await camerasOf(fx), node).length === 0, 40_000, 'its cameras reassigned');
     const movedAfterMs = Date.now() - cutAt;
     st.diagnostic(`cut off: cameras reassigned ${movedAfterMs} ms after the cut`);
@@ -261,7 +266,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
       const ready = await fx.api(node, '/api/health/ready');
       return ready.status === 503 && ((ready.body as { failed?: string[] }).failed ?? []).includes('cluster_store');
     }, 15_000, 'readiness 503 naming cluster_store');
-    fx.cluster.emulator.faults.restore(pod.apiToken);
+    fx.cluster.controlPlane.faults.restore(pod.apiToken);
     await waitUntil(async () => (await fx.api(node, '/api/health/ready')).status === 200, 15_000, 'ready again once the API answers');
     await waitUntil(async () => ((await fx.api(node, '/api/cameras')).body as Array<{ node: string }>).every((c) => c.node !== node), 15_000, 'it stops its duplicates');
     for (const name of cutOff) {
@@ -299,7 +304,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     await fx.pods.get(node)?.proc.stop();
     const pod = await fx.startPod(node, { apiCutOff: true });
     for (const name of mine) await waitUntil(async () => (await fx.api(node, `/api/archive/${name}/current`)).status === 200, 12_000, `${name} recording from the cache`);
-    fx.cluster.emulator.faults.restore(pod.apiToken);
+    fx.cluster.controlPlane.faults.restore(pod.apiToken);
     await waitAllRecording(fx, [], 40_000, 'every camera recording once the API answers');
   });
 
@@ -317,14 +322,14 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
       const local = ((await fx.api(node, '/api/cameras')).body as Array<{ id: string; node: string; url: string | null }>).filter((c) => c.url === null).map((c) => c.id).sort();
       return JSON.stringify(local) === JSON.stringify(mine);
     }, 40_000, `${node} records exactly its assignment, no move in flight`);
-    fx.cluster.emulator.faults.cutOff(pod.apiToken, 'refuse');
+    fx.cluster.controlPlane.faults.cutOff(pod.apiToken, 'refuse');
     assert.equal((await fx.api(node, '/cluster/leave', { method: 'POST', body: {} })).status, 503, 'without force the API is needed');
     const forced = await fx.api(node, '/cluster/leave', { method: 'POST', body: { force: true } });
     assert.equal(forced.status, 200, JSON.stringify(forced.body));
     assert.deepEqual(forced.body, { status: 'ok', node_name: node, handed_over: 0, stopped_without_handover: mine.length });
     assert.deepEqual(((await fx.api(node, '/api/cameras')).body as Array<{ node: string }>).filter((c) => c.node === node), [], 'it records nothing');
     assert.equal(existsSync(join(pod.hostPaths['/var/lib/vigil/data'] ?? '', `node_${node}`)), false, 'cluster state erased');
-    fx.cluster.emulator.faults.restore(pod.apiToken);
+    fx.cluster.controlPlane.faults.restore(pod.apiToken);
     // Once the API answers it records its leave (member false, vigil.io/left) rather than coming back by itself.
     await waitUntil(async () => {
       const rn = (await fx.cluster.recorderNodes()).find((r) => r.metadata.name === node);

@@ -13,7 +13,7 @@ export interface RecorderPod {
   readonly node: string;
   readonly podName: string;
   readonly url: string;
-  /** The bearer token its kubeconfig carries (cut it off with cluster.emulator.faults.cutOff). */
+  /** The bearer token its kubeconfig carries (cut it off with cluster.controlPlane.faults.cutOff). */
   readonly apiToken: string;
   readonly proc: RecorderProcess;
   /** Local stand-ins of the node's hostPath roots (they survive a restart of the pod). */
@@ -124,7 +124,7 @@ export async function startRecorderPod(cluster: TestCluster, node: string, opts:
   if (account === undefined) throw new Error(`Pod ${pod.metadata?.name} names no ServiceAccount`);
   const { path: kubeconfig, token } = await cluster.kubeconfigFor(account, `recorder-${node}`);
   env['KUBECONFIG'] = kubeconfig;
-  if (opts.apiCutOff === true) cluster.emulator.faults.cutOff(token, 'refuse');
+  if (opts.apiCutOff === true) cluster.controlPlane.faults.cutOff(token, 'refuse');
   // The advertised address must be known before the start, so the port is picked here (and picked again when another
   // process takes it before the recorder binds it: the recorder then exits with EADDRINUSE).
   // The scheme the operator gave it (https:// with TLS), this process on loopback instead of the node's Service.
@@ -135,6 +135,6 @@ export async function startRecorderPod(cluster: TestCluster, node: string, opts:
   };
   const proc = opts.port !== undefined ? await start(opts.port) : await startOnFreshPort(start, (err) => String(err).includes('EADDRINUSE'), FRESH_PORT_ATTEMPTS);
   const podName = pod.metadata?.name ?? '';
-  cluster.emulator.kubelet.setPodReadinessUrl(cluster.namespace, podName, `${proc.url}/api/health/ready`);
+  cluster.controlPlane.kubelet.setPodReadinessUrl(cluster.namespace, podName, `${proc.url}/api/health/ready`);
   return { node, podName, url: proc.url, apiToken: token, proc, hostPaths };
 }

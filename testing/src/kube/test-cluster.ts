@@ -1,4 +1,4 @@
-// An emulated Vigil cluster for tests: the Kubernetes API emulator, the generated CRDs applied with real kubectl, a namespace,
+// A Vigil cluster for tests: the real Kubernetes control plane (control-plane/), the generated CRDs applied with real kubectl, a namespace,
 // the operator's ServiceAccount and the recorders' shared roles with exactly the chart's RBAC rules, kubeconfigs (the
 // operator's; each node's, for the ServiceAccount the operator makes per node) and a settings file.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,8 +9,8 @@ import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, RbacAuthori
 import type { Camera, RecorderNode } from '@vigil/crds';
 import { parse } from 'yaml';
 import { ok } from '../command.js';
-import { startEmulatedCluster } from './emulated-cluster.js';
-import type { KubeEmulator } from './emulator.js';
+import { startKubeCluster } from './kube-cluster.js';
+import type { ControlPlane } from './control-plane/control-plane.js';
 import { waitUntil } from '../processes.js';
 import { provisionRecorderIdentity } from './recorder-identity.js';
 
@@ -31,7 +31,7 @@ export function loadRules(which: 'operator' | 'recorder'): RbacRules {
 }
 
 export interface TestCluster {
-  emulator: KubeEmulator;
+  controlPlane: ControlPlane;
   namespace: string;
   dir: string;
   adminKubeconfig: string;
@@ -86,11 +86,11 @@ export interface TestClusterOptions {
   recorderConfigYaml?: string;
 }
 
-/** Starts an emulator with the CRDs, a namespace, the recorder ConfigMap and both ServiceAccounts with the chart's RBAC. */
+/** Starts a control plane with the CRDs, a namespace, the recorder ConfigMap and both ServiceAccounts with the chart's RBAC. */
 export async function startTestCluster(t: TestContext, opts: TestClusterOptions = {}): Promise<TestCluster> {
-  const emulated = await startEmulatedCluster(t);
-  const { emulator, dir } = emulated;
-  const adminKubeconfig = emulated.kubeconfig;
+  const kube = await startKubeCluster(t);
+  const { controlPlane, dir } = kube;
+  const adminKubeconfig = kube.kubeconfig;
   const namespace = opts.namespace ?? 'vigil';
   const kc = new KubeConfig();
   kc.loadFromFile(adminKubeconfig);
@@ -98,8 +98,8 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
   const coordination = kc.makeApiClient(CoordinationV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);
   const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
-  // The real kubectl, with a HOME of this test's own (its discovery cache never mixes emulators).
-  const kubectl = async (...args: string[]): Promise<string> => ok(await emulated.kubectl(args, { timeoutMs: 60_000 }), `kubectl ${args.join(' ')}`);
+  // The real kubectl, with a HOME of this test's own (its discovery cache never mixes clusters).
+  const kubectl = async (...args: string[]): Promise<string> => ok(await kube.kubectl(args, { timeoutMs: 60_000 }), `kubectl ${args.join(' ')}`);
 
   // What a platform engineer types first: the CRDs.
   await kubectl('apply', '-f', CRD_DIR);
@@ -125,9 +125,9 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
     }
   }
   const kubeconfigFor = async (account: string, identity: string): Promise<{ path: string; token: string }> => {
-    const token = await emulator.issueServiceAccountToken(namespace, account);
+    const token = await controlPlane.issueServiceAccountToken(namespace, account);
     const path = join(dir, `${identity}.kubeconfig`);
-    await emulator.writeKubeconfig(path, { token, namespace, user: identity });
+    await controlPlane.writeKubeconfig(path, { token, namespace, user: identity });
     return { path, token };
   };
   const operatorKubeconfig = (await kubeconfigFor('vigil-operator', 'vigil-operator')).path;
@@ -146,7 +146,7 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
   writeFileSync(settingsFile, opts.settingsYaml ?? SETTINGS_YAML);
 
   return {
-    emulator, namespace, dir, adminKubeconfig, operatorKubeconfig, settingsFile, kc, core, coordination, custom, kubectl, kubeconfigFor, nodeKubeconfig,
+    controlPlane, namespace, dir, adminKubeconfig, operatorKubeconfig, settingsFile, kc, core, coordination, custom, kubectl, kubeconfigFor, nodeKubeconfig,
     async addNode(name, labels = {}) {
       await core.createNode({ body: { metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } } });
     },

@@ -13,7 +13,7 @@ interface Scope {
 }
 
 async function review(cluster: TestCluster, token: string, attrs: Record<string, string>): Promise<boolean> {
-  const res = await fetch(`${cluster.emulator.url}/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, {
+  const res = await cluster.controlPlane.fetch(`/apis/authorization.k8s.io/v1/selfsubjectaccessreviews`, {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: attrs } }),
   });
@@ -77,7 +77,7 @@ for (const who of ['operator', 'recorder'] as const) {
       }
     }
     // And a real request the rules do not allow answers the real 403.
-    const denied = await fetch(`${cluster.emulator.url}/apis/apps/v1/namespaces/${cluster.namespace}/deployments/vigil-operator`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    const denied = await cluster.controlPlane.fetch(`/apis/apps/v1/namespaces/${cluster.namespace}/deployments/vigil-operator`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
     assert.equal(denied.status, 403);
     assert.equal(((await denied.json()) as { message: string }).message, `deployments.apps "vigil-operator" is forbidden: User "system:serviceaccount:${cluster.namespace}:${account}" cannot delete resource "deployments" in API group "apps" in the namespace "${cluster.namespace}"`);
   });

@@ -1,0 +1,55 @@
+// kube-apiserver's audit log read back: the write requests each user made in a window, to hold the operator and the
+// recorders to a write budget in steady state.
+import { readFile } from 'node:fs/promises';
+
+export interface AuditedWrite {
+  user: string;
+  verb: string;
+  /** resource[/subresource] namespace/name, e.g. "leases coordination.k8s.io vigil/vigil-node-node-a". */
+  target: string;
+  code: number;
+  at: number;
+}
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+interface AuditEvent {
+  stage?: string;
+  verb?: string;
+  user?: { username?: string };
+  objectRef?: { resource?: string; subresource?: string; apiGroup?: string; namespace?: string; name?: string };
+  responseStatus?: { code?: number };
+  requestReceivedTimestamp?: string;
+}
+
+/** Every write answered between `fromMs` and `toMs` (epoch milliseconds), in the order the log has them. */
+export async function auditedWrites(auditLogPath: string, fromMs: number, toMs: number): Promise<AuditedWrite[]> {
+  const writes: AuditedWrite[] = [];
+  for (const line of (await readFile(auditLogPath, 'utf8')).split('\n')) {
+    if (line === '') continue;
+    const ev = JSON.parse(line) as AuditEvent;
+    if (ev.stage !== 'ResponseComplete' || !WRITE_VERBS.has(ev.verb ?? '')) continue;
+    const at = Date.parse(ev.requestReceivedTimestamp ?? '');
+    if (!(at >= fromMs && at < toMs)) continue;
+    const ref = ev.objectRef ?? {};
+    const resource = ref.subresource === undefined ? ref.resource : `${ref.resource}/${ref.subresource}`;
+    writes.push({
+      user: ev.user?.username ?? '',
+      verb: ev.verb ?? '',
+      target: `${resource ?? '?'} ${ref.apiGroup ?? ''} ${ref.namespace === undefined ? '' : `${ref.namespace}/`}${ref.name ?? ''}`.replace(/ {2}/, ' '),
+      code: ev.responseStatus?.code ?? 0,
+      at,
+    });
+  }
+  return writes;
+}
+
+/** Writes grouped by user and target: "user: verb target" → count. */
+export function countWrites(writes: readonly AuditedWrite[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const w of writes) {
+    const key = `${w.user}: ${w.verb} ${w.target}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}

@@ -1,0 +1,123 @@
+// The tests' Kubernetes control plane: real etcd, kube-apiserver and kube-controller-manager built from upstream
+// (scripts/build-control-plane.sh), the loopback kubelet, and the fault proxy that every token-bearing client goes
+// through. One per test (its own etcd, its own folder): cluster-scoped objects such as Nodes, RecorderNodes and CRDs
+// never leak from one test into another.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
+import { startApiFaultProxy, type ApiFaults } from './api-fault-proxy.js';
+import { controlPlaneBinaries } from './binaries.js';
+import { startControllerManager } from './controller-manager.js';
+import { startEtcd } from './etcd.js';
+import { startKubeApiserver } from './kube-apiserver.js';
+import { startLoopbackKubelet, type LoopbackKubeletControls } from './loopback-kubelet.js';
+import { createControlPlanePki } from './pki.js';
+
+export interface KubeconfigOptions {
+  /** A bearer token (through the fault proxy); none: the administrator's client certificate, straight to the API server. */
+  token?: string;
+  namespace?: string;
+  user?: string;
+}
+
+export interface ControlPlane {
+  /** The address token-bearing clients use (the fault proxy in front of kube-apiserver). */
+  readonly url: string;
+  /** kube-apiserver itself. */
+  readonly apiserverUrl: string;
+  readonly caPem: string;
+  readonly adminKubeconfig: string;
+  /** A token of a ServiceAccount bound to cluster-admin, for raw HTTP calls as the administrator. */
+  readonly adminToken: string;
+  /** kube-apiserver's audit log (JSON lines, one per answered request). */
+  readonly auditLogPath: string;
+  /** Milliseconds from the first process started until the API answered and the kubelet stand-in ran. */
+  readonly startMs: number;
+  readonly faults: ApiFaults;
+  readonly kubelet: LoopbackKubeletControls;
+  /** fetch() that trusts the control plane's CA. */
+  fetch(path: string, init?: UndiciRequestInit): Promise<UndiciResponse>;
+  writeKubeconfig(path: string, o?: KubeconfigOptions): Promise<void>;
+  /** A token of `namespace/name` from the TokenRequest API (as the kubelet gets one for a Pod), valid for an hour. */
+  issueServiceAccountToken(namespace: string, name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+function kubeconfigYaml(server: string, caPem: string, user: object, namespace: string | undefined): string {
+  return JSON.stringify({
+    apiVersion: 'v1', kind: 'Config', 'current-context': 'test',
+    clusters: [{ name: 'test', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
+    users: [{ name: 'test', user }],
+    contexts: [{ name: 'test', context: { cluster: 'test', user: 'test', ...(namespace === undefined ? {} : { namespace }) } }],
+  }, null, 2);
+}
+
+/** Starts a control plane in `dir` (a folder the caller removes); close() stops every process it started. */
+export async function startControlPlane(dir: string, opts: { nodeMonitorGracePeriodSeconds?: number } = {}): Promise<ControlPlane> {
+  const started = Date.now();
+  const binaries = await controlPlaneBinaries();
+  const pki = await createControlPlanePki(join(dir, 'pki'));
+  const stops: Array<() => Promise<void> | void> = [];
+  const close = async (): Promise<void> => {
+    for (const stop of stops.reverse()) await stop();
+  };
+  try {
+    const etcd = await startEtcd(binaries.etcd, dir);
+    stops.push(() => etcd.stop());
+    const apiserver = await startKubeApiserver({ binary: binaries.kubeApiserver, dir, pki, etcdUrl: etcd.url, etcdPrefix: '/registry' });
+    stops.push(() => apiserver.stop());
+    const proxy = await startApiFaultProxy(apiserver.url, pki);
+    stops.push(() => proxy.close());
+    const adminUser = { 'client-certificate': pki.adminCertFile, 'client-key': pki.adminKeyFile };
+    const adminKubeconfig = join(dir, 'admin.kubeconfig');
+    await writeFile(adminKubeconfig, kubeconfigYaml(apiserver.url, pki.caPem, adminUser, undefined));
+    const controllerManager = startControllerManager({ binary: binaries.kubeControllerManager, kubeconfig: adminKubeconfig, pki, ...opts });
+    stops.push(() => controllerManager.stop());
+    const kubelet = startLoopbackKubelet(adminKubeconfig);
+    stops.push(() => kubelet.stop());
+
+    const kc = new KubeConfig();
+    kc.loadFromFile(adminKubeconfig);
+    const core = kc.makeApiClient(CoreV1Api);
+    const issueServiceAccountToken = async (namespace: string, name: string): Promise<string> => {
+      const answer = await core.createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+      const token = answer.status?.token;
+      if (token === undefined) throw new Error(`no token for ${namespace}/${name}`);
+      return token;
+    };
+    // The administrator as a bearer token too, for raw calls and clients that take only tokens.
+    await core.createNamespacedServiceAccount({ namespace: 'kube-system', body: { metadata: { name: 'vigil-test-admin' } } });
+    await kc.makeApiClient(RbacAuthorizationV1Api).createClusterRoleBinding({ body: {
+      metadata: { name: 'vigil-test-admin' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+      subjects: [{ kind: 'ServiceAccount', name: 'vigil-test-admin', namespace: 'kube-system' }],
+    } });
+    const adminToken = await issueServiceAccountToken('kube-system', 'vigil-test-admin');
+    const agent = new Agent({ connect: { ca: pki.caPem } });
+    stops.push(() => agent.close());
+    return {
+      url: proxy.url,
+      apiserverUrl: apiserver.url,
+      caPem: pki.caPem,
+      adminKubeconfig,
+      adminToken,
+      auditLogPath: apiserver.auditLogPath,
+      startMs: Date.now() - started,
+      faults: proxy,
+      kubelet,
+      fetch: (path, init = {}) => undiciFetch(`${proxy.url}${path}`, { ...init, dispatcher: agent }),
+      async writeKubeconfig(path, o = {}) {
+        const text = o.token === undefined
+          ? kubeconfigYaml(apiserver.url, pki.caPem, adminUser, o.namespace)
+          : kubeconfigYaml(proxy.url, pki.caPem, { token: o.token }, o.namespace);
+        await writeFile(path, text, { mode: 0o600 });
+      },
+      issueServiceAccountToken,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
