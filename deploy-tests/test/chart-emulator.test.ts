@@ -52,7 +52,7 @@ test('helm install (server-side apply), upgrade keeping generated secrets, and u
   const values = { postgresql: { enabled: true }, ingress: { enabled: true, className: 'nginx', tls: { secretName: 'vigil-tls' } }, serviceMonitor: { enabled: true } };
   const file = await writeValues(cluster.dir, values);
 
-  const installed = ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', 'vigil', '--create-namespace', '-f', file, '--wait', '--timeout', '90s']), 'install');
+  const installed = ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', 'vigil', '--create-namespace', '-f', file]), 'install');
   assert.match(installed, /STATUS: deployed/);
   assert.match(installed, /kubectl -n vigil get cameras/);
   assert.match(installed, /TOKEN=\$\(kubectl -n vigil get secret vigil-admin-token/);
@@ -68,7 +68,7 @@ test('helm install (server-side apply), upgrade keeping generated secrets, and u
   assert.ok(before.admin.length >= 32);
 
   // A recorder setting changes the recorder ConfigMap only: the operator is not restarted (it rolls the recorders itself).
-  ok(await cluster.helm(['upgrade', 'vigil', CHART_DIR, '-n', 'vigil', '-f', file, '--set', 'recorder.record.segmentSeconds=30', '--wait', '--timeout', '90s']), 'upgrade 2');
+  ok(await cluster.helm(['upgrade', 'vigil', CHART_DIR, '-n', 'vigil', '-f', file, '--set', 'recorder.record.segmentSeconds=30']), 'upgrade 2');
   assert.match(await get(cluster, ['cm', 'vigil-recorder', '-o', 'jsonpath={.data.config\\.yaml}']), /segment_seconds: 30\n/);
   assert.equal(await get(cluster, ['deploy', 'vigil-operator', '-o', 'jsonpath={.metadata.generation}']), '1');
   const after = { admin: await secret(cluster, 'vigil-admin-token', 'token'), cluster: await secret(cluster, 'vigil-cluster-token', 'token'), db: await secret(cluster, 'vigil-postgresql', 'password') };
@@ -76,7 +76,7 @@ test('helm install (server-side apply), upgrade keeping generated secrets, and u
   assert.equal(await secret(cluster, 'vigil-database', 'url'), `postgres://vigil:${before.db}@vigil-postgresql:5432/vigil`);
 
   // A new image changes the settings: the operator Deployment rolls.
-  ok(await cluster.helm(['upgrade', 'vigil', CHART_DIR, '-n', 'vigil', '-f', file, '--set', 'image.tag=0.1.1', '--wait', '--timeout', '90s']), 'upgrade 3');
+  ok(await cluster.helm(['upgrade', 'vigil', CHART_DIR, '-n', 'vigil', '-f', file, '--set', 'image.tag=0.1.1']), 'upgrade 3');
   assert.equal(await get(cluster, ['deploy', 'vigil-operator', '-o', 'jsonpath={.metadata.generation} {.spec.template.spec.containers[0].image}']), '2 vigil:0.1.1');
   assert.match(await get(cluster, ['cm', 'vigil-operator-settings', '-o', 'jsonpath={.data.settings\\.yaml}']), /image: vigil:0\.1\.1/);
   assert.match(ok(await cluster.helm(['history', 'vigil', '-n', 'vigil']), 'history'), /^3\s.*deployed/m);
@@ -89,9 +89,9 @@ test('helm install (server-side apply), upgrade keeping generated secrets, and u
 
 test('helm install and upgrade by client-side apply (--server-side=false) too', async (t) => {
   const cluster = await startKubeCluster(t);
-  assert.match(ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', 'vigil', '--create-namespace', '--server-side=false', '--wait', '--timeout', '90s']), 'install'), /STATUS: deployed/);
+  assert.match(ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', 'vigil', '--create-namespace', '--server-side=false']), 'install'), /STATUS: deployed/);
   assert.equal(await get(cluster, ['cm', 'vigil-recorder', '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields[*].operation}']), 'Update');
-  ok(await cluster.helm(['upgrade', 'vigil', CHART_DIR, '-n', 'vigil', '--set', 'recorder.logLevel=debug', '--wait', '--timeout', '90s']), 'upgrade');
+  ok(await cluster.helm(['upgrade', 'vigil', CHART_DIR, '-n', 'vigil', '--set', 'recorder.logLevel=debug']), 'upgrade');
   assert.match(await get(cluster, ['cm', 'vigil-recorder', '-o', 'jsonpath={.data.config\\.yaml}']), /log_level: debug\n/);
   ok(await cluster.helm(['uninstall', 'vigil', '-n', 'vigil', '--wait']), 'uninstall');
   assert.equal(await get(cluster, ['all,cm,secret', '-l', 'app.kubernetes.io/instance=vigil', '-o', 'name']), '');

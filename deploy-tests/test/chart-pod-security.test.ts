@@ -19,8 +19,7 @@ function podSpecOf(workload: PodTemplate, name: string): Record<string, unknown>
 }
 
 async function namespace(cluster: KubeCluster, name: string, level: string): Promise<void> {
-  ok(await cluster.kubectl(['create', 'namespace', name]), `namespace ${name}`);
-  ok(await cluster.kubectl(['label', 'namespace', name, `pod-security.kubernetes.io/enforce=${level}`]), `label ${name}`);
+  await cluster.createNamespace(name, { 'pod-security.kubernetes.io/enforce': level });
 }
 
 /** Creates `spec` as a Pod in `ns`; the kubectl result says whether admission let it in. */

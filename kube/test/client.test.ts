@@ -92,3 +92,11 @@ test('watch: events from a resourceVersion, and a 410 for a compacted one', asyn
   });
   assert.equal((err as { code?: number; status?: number }).code ?? (err as ApiError).status, 410);
 });
+
+test('a request turned away with 429 and a Retry-After is sent again once the server takes it', async (t) => {
+  const { faults, client } = await controlPlaneAndClient(t);
+  faults.failRequests({ status: 429, forMs: 1500 });
+  const created = await client.create(Resources.configMaps, cm('after-429', { k: '1' }));
+  assert.equal(created.metadata.name, 'after-429');
+  assert.equal((await client.get<ConfigMap>(Resources.configMaps, 'default', 'after-429'))?.data?.k, '1');
+});

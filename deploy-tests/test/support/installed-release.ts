@@ -23,7 +23,7 @@ export async function installWithOperator(t: TestContext, values: Record<string,
   const cluster = await startKubeCluster(t);
   const kubectl = async (args: string[], input?: string) => ok(await cluster.kubectl(args, input !== undefined ? { input } : {}), args.join(' '));
   const file = await writeValues(cluster.dir, { image: { repository: 'registry.example/vigil' }, ...values });
-  ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', NS, '--create-namespace', '-f', file, '--wait', '--timeout', '90s']), 'helm install');
+  ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', NS, '--create-namespace', '-f', file]), 'helm install');
   const settingsFile = join(cluster.dir, 'settings.yaml');
   await writeFile(settingsFile, await kubectl(['-n', NS, 'get', 'cm', 'vigil-operator-settings', '-o', 'jsonpath={.data.settings\\.yaml}']));
   const chartArgs = JSON.parse(await kubectl(['-n', NS, 'get', 'deploy', 'vigil-operator', '-o', 'jsonpath={.spec.template.spec.containers[0].args}'])) as string[];

@@ -16,6 +16,8 @@ export class ApiError extends Error {
   readonly reason: string;
   /** The API server's own message (the Status `message`), without the method and path this error adds. */
   readonly apiMessage: string;
+  /** The Retry-After the server sent with the answer (429, 503), in seconds. */
+  retryAfterSeconds: number | undefined;
   constructor(status: number, reason: string, message: string, apiMessage = message) {
     super(message);
     this.name = 'ApiError';
@@ -23,6 +25,23 @@ export class ApiError extends Error {
     this.reason = reason;
     this.apiMessage = apiMessage;
   }
+}
+
+/** How often a request turned away with 429 is sent again, and the longest Retry-After honoured. */
+const TOO_MANY_REQUESTS_RETRIES = 5;
+const MAX_RETRY_AFTER_SECONDS = 5;
+
+/** Resolves after `ms`, or at once when `signal` aborts (the caller's request then fails on its aborted signal). */
+function abortableDelay(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 export const isNotFound = (err: unknown): boolean => err instanceof ApiError && err.status === 404;
@@ -86,7 +105,23 @@ export class KubeClient {
     return this.config.getContextObject(this.config.getCurrentContext())?.namespace || undefined;
   }
 
+  /**
+   * One API request. A 429 (priority and fairness turning it away, or a resource's storage re-initializing after its
+   * CRD changed) was not carried out: it is sent again after the Retry-After the server asks for, up to
+   * TOO_MANY_REQUESTS_RETRIES times, as client-go does.
+   */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#requestOnce<T>(method, path, opts);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status !== 429 || attempt >= TOO_MANY_REQUESTS_RETRIES || opts.signal?.aborted) throw err;
+        await abortableDelay(Math.min(err.retryAfterSeconds ?? 1, MAX_RETRY_AFTER_SECONDS) * 1000, opts.signal);
+      }
+    }
+  }
+
+  async #requestOnce<T>(method: string, path: string, opts: RequestOptions): Promise<T> {
     const url = new URL(this.server.href.replace(/\/$/, '') + path);
     for (const [key, value] of Object.entries(opts.query ?? {})) if (value !== undefined) url.searchParams.set(key, String(value));
     const { headers, agent, transport } = await this.prepare(url);
@@ -107,13 +142,13 @@ export class KubeClient {
     const onAbort = () => local.abort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) local.abort();
-    let answer: { status: number; text: string };
+    let answer: { status: number; text: string; retryAfter: string | undefined };
     try {
-      answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      answer = await new Promise<{ status: number; text: string; retryAfter: string | undefined }>((resolve, reject) => {
         const req = transport.request(url, { method, headers, agent, signal: local.signal }, (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] }));
           res.on('error', reject);
         });
         req.on('error', (err) => reject(timedOut ? new ApiError(0, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`) : err));
@@ -123,7 +158,7 @@ export class KubeClient {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
     }
-    const { status, text } = answer;
+    const { status, text, retryAfter } = answer;
     let parsed: unknown;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);
@@ -132,7 +167,10 @@ export class KubeClient {
     }
     if (status >= 200 && status < 300) return parsed as T;
     const st = (parsed ?? {}) as ApiStatus;
-    throw new ApiError(status, st.reason ?? String(status), `${method} ${path}: ${status} ${st.message ?? text.slice(0, 200)}`, st.message ?? text.slice(0, 1000));
+    const err = new ApiError(status, st.reason ?? String(status), `${method} ${path}: ${status} ${st.message ?? text.slice(0, 200)}`, st.message ?? text.slice(0, 1000));
+    const seconds = Number(retryAfter);
+    if (retryAfter !== undefined && Number.isFinite(seconds) && seconds >= 0) err.retryAfterSeconds = seconds;
+    throw err;
   }
 
   /** Every page of a list (limit/continue), with the list's resourceVersion to watch from. */
@@ -257,7 +295,16 @@ export class KubeClient {
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, String(value));
     const { headers, agent, transport } = await this.prepare(url);
     await new Promise<void>((resolve, reject) => {
-      const req = transport.request(url, { method: 'GET', headers, agent, signal }, (res) => {
+      // Not the request's own `signal` option: aborted after the answer began (an informer ending its watch on an
+      // ERROR event, from inside the data handler), Node 20 emits that AbortError where no listener is, and the
+      // process dies of it. Destroyed without an error instead, the watch simply ends.
+      const onAbort = (): void => {
+        req.destroy();
+        resolve();
+      };
+      if (signal.aborted) return resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const req = transport.request(url, { method: 'GET', headers, agent }, (res) => {
         if (res.statusCode !== 200) {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -293,6 +340,7 @@ export class KubeClient {
         res.on('aborted', () => reject(new Error(`watch ${path}: connection lost`)));
       });
       req.on('error', reject);
+      req.on('close', () => signal.removeEventListener('abort', onAbort));
       req.end();
     });
   }

@@ -41,9 +41,10 @@ export function desiredRecorderIdentity(rn: RecorderNode, settings: Settings, na
   const node = nodeNameOf(rn);
   const name = recorderServiceAccountName(rn);
   const labels = recorderLabels(node);
-  const meta = (objName: string, ns: string | undefined = namespace) => ({ name: objName, ...(ns !== undefined ? { namespace: ns } : {}), labels, ownerReferences: [ownerOf(rn)] });
-  // As the API server stores it (a ServiceAccount subject's apiGroup defaults to ''), so a stored binding compares equal.
-  const subjects = [{ kind: 'ServiceAccount', apiGroup: '', name, namespace }];
+  // null for a cluster-scoped object: no namespace at all (an explicit undefined would take the default).
+  const meta = (objName: string, ns: string | null = namespace) => ({ name: objName, ...(ns !== null ? { namespace: ns } : {}), labels, ownerReferences: [ownerOf(rn)] });
+  // As kube-apiserver stores it: a ServiceAccount subject has no apiGroup.
+  const subjects = [{ kind: 'ServiceAccount', name, namespace }];
   const leaseName = nodeLeaseName(rn.metadata.name ?? node);
   const { clusterRole, role: sharedRole } = settings.recorder.rbac;
   return {
@@ -67,7 +68,7 @@ export function desiredRecorderIdentity(rn: RecorderNode, settings: Settings, na
     clusterRoleBinding: {
       apiVersion: `${RBAC_GROUP}/v1`,
       kind: 'ClusterRoleBinding',
-      metadata: meta(clusterRoleBindingName(clusterRole, node), undefined),
+      metadata: meta(clusterRoleBindingName(clusterRole, node), null),
       roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: clusterRole },
       subjects,
     },

@@ -151,14 +151,14 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
       await core.createNode({ body: { metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } } } });
     },
     async camera(name) {
-      return (await custom.getNamespacedCustomObject({ group: 'vigil.io', version: 'v1alpha1', namespace, plural: 'cameras', name })) as Camera;
+      return (await retryingTooManyRequests(() => custom.getNamespacedCustomObject({ group: 'vigil.io', version: 'v1alpha1', namespace, plural: 'cameras', name }))) as Camera;
     },
     async cameras() {
-      const list = (await custom.listNamespacedCustomObject({ group: 'vigil.io', version: 'v1alpha1', namespace, plural: 'cameras' })) as { items: Camera[] };
+      const list = (await retryingTooManyRequests(() => custom.listNamespacedCustomObject({ group: 'vigil.io', version: 'v1alpha1', namespace, plural: 'cameras' }))) as { items: Camera[] };
       return list.items;
     },
     async recorderNodes() {
-      const list = (await custom.listClusterCustomObject({ group: 'vigil.io', version: 'v1alpha1', plural: 'recordernodes' })) as { items: RecorderNode[] };
+      const list = (await retryingTooManyRequests(() => custom.listClusterCustomObject({ group: 'vigil.io', version: 'v1alpha1', plural: 'recordernodes' }))) as { items: RecorderNode[] };
       return list.items;
     },
     async events() {
@@ -167,6 +167,21 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
       return [...own, ...clusterScoped] as never;
     },
   };
+}
+
+/**
+ * `call`, again after a second while the API server answers 429: a CRD's storage answers "storage is (re)initializing"
+ * for a moment after the CRD changes (kubectl retries these by itself; client-node does not).
+ */
+async function retryingTooManyRequests<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if ((err as { code?: number }).code !== 429 || attempt >= 10) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 /** cameras.yaml as a user writes it: one Camera per name, with the source `sourceOf(name)`. */

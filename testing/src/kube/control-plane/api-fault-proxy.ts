@@ -16,9 +16,9 @@ export interface ApiFaults {
   /** Ends every watch in flight (as an API server restart or a load balancer's idle timeout does). */
   dropWatches(): void;
   /**
-   * History compacted up to now, as etcd compaction does: a watch that starts from an older resourceVersion is
-   * answered with a 410 Expired ERROR event, so the client must list again. (kube-apiserver's watch cache would hide a
-   * real compaction for minutes; this asks for what a client sees after it.)
+   * History compacted up to now: the next watch of each client and collection that resumes from a resourceVersion up
+   * to now is answered with a 410 Expired ERROR event, so the client must list again (what a client sees after etcd
+   * compacted past it, or after kube-apiserver's watch cache lost its window; neither can be asked for on demand).
    */
   compactHistory(): Promise<void>;
   /** Holds every request this long before passing it on (0: none). */
@@ -39,7 +39,7 @@ function bearer(req: IncomingMessage): string | undefined {
 }
 
 function statusBody(code: number): string {
-  return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'injected by the test fault proxy', reason: code === 500 ? 'InternalError' : 'ServiceUnavailable', code });
+  return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'injected by the test fault proxy', reason: code === 500 ? 'InternalError' : code === 429 ? 'TooManyRequests' : 'ServiceUnavailable', code });
 }
 
 /** Starts the proxy on a loopback port, serving the API server's own certificate (the same names, the same CA). */
@@ -49,6 +49,7 @@ export async function startApiFaultProxy(upstream: string, pki: ControlPlanePki)
   const hanging = new Set<ServerResponse>();
   let failing: { status: number; until: number } | undefined;
   let compactedBefore = 0;
+  const expiredWatchers = new Set<string>();
   let latencyMs = 0;
   const ca = readFileSync(pki.caFile);
   const target = new URL(upstream);
@@ -84,14 +85,17 @@ export async function startApiFaultProxy(upstream: string, pki: ControlPlanePki)
     }
     const url = new URL(req.url ?? '/', 'https://proxy');
     const since = Number(url.searchParams.get('resourceVersion') ?? '0');
-    if (url.searchParams.get('watch') === 'true' && since > 0 && since < compactedBefore) {
+    // Each watcher (token and collection) resuming from before the compaction is told once that its version is gone.
+    const watcher = `${token ?? ''} ${url.pathname}`;
+    if (url.searchParams.get('watch') === 'true' && since > 0 && since <= compactedBefore && !expiredWatchers.has(watcher)) {
+      expiredWatchers.add(watcher);
       res.writeHead(200, { 'content-type': 'application/json' });
       const expired = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: `too old resource version: ${since} (${compactedBefore})`, reason: 'Expired', code: 410 };
       res.end(`${JSON.stringify({ type: 'ERROR', object: expired })}\n`);
       return;
     }
     if (failing !== undefined && Date.now() < failing.until) {
-      res.writeHead(failing.status, { 'content-type': 'application/json' }).end(statusBody(failing.status));
+      res.writeHead(failing.status, { 'content-type': 'application/json', ...(failing.status === 429 ? { 'retry-after': '1' } : {}) }).end(statusBody(failing.status));
       return;
     }
     if (latencyMs > 0) setTimeout(() => forward(req, res), latencyMs).unref();
@@ -131,7 +135,8 @@ export async function startApiFaultProxy(upstream: string, pki: ControlPlanePki)
           res.on('end', () => resolve(text));
         }).on('error', reject).end();
       });
-      compactedBefore = Number((JSON.parse(list) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '0') + 1;
+      compactedBefore = Number((JSON.parse(list) as { metadata?: { resourceVersion?: string } }).metadata?.resourceVersion ?? '0');
+      expiredWatchers.clear();
     },
     setLatency(ms) {
       latencyMs = Math.max(0, ms);
