@@ -1,4 +1,4 @@
-// Benchmark "failover": the loopback cluster of the end-to-end tests (emulator, PostgreSQL, two operators, three
+// Benchmark "failover": the loopback cluster of the end-to-end tests (the real control plane, PostgreSQL, two operators, three
 // recorder processes standing for their Pods, 12 GStreamer cameras). Ten kill -9 of a random recorder that records
 // something: the archive gap of every camera it had (listing: end of its last segment on the dead node → start of the
 // first on the new one) and silence → reassignment (the dead node's last Lease renewTime → the camera's lastMoveTime);

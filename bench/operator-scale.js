@@ -1,4 +1,4 @@
-// Benchmark "operator": vigil-operator with 500 Cameras on 10 RecorderNodes in the Kubernetes API emulator: time to
+// Benchmark "operator": vigil-operator with 500 Cameras on 10 RecorderNodes on the real Kubernetes control plane (kube-apiserver, etcd): time to
 // assign all after `kubectl apply`; silence → reassignment of the ~50 cameras of a dead node (distribution, from the
 // Failover Events' eventTime and the Lease's last renewTime); the operator's CPU and RSS idle and while converging.
 import { spawn } from 'node:child_process';
@@ -6,12 +6,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { runKubectl, startKubeEmulator } from '@vigil/testing/kube/emulator';
+import { runKubectl } from '@vigil/testing/kube/cli-runner';
+import { startControlPlane } from '@vigil/testing/kube/control-plane/control-plane';
 import { makeTempDir, removeTempDir, sleep } from './lib/lifecycle.js';
 import { clkTck, readRssKiB, readStat } from './lib/proc.js';
 import { envInt } from './lib/numbers.js';
 
-export const description = 'operator: 500 Cameras on 10 RecorderNodes in the emulator — assign-all time, failover distribution of a dead node\'s cameras, operator CPU/RSS idle and converging';
+export const description = 'operator: 500 Cameras on 10 RecorderNodes on kube-apiserver — assign-all time, failover distribution of a dead node\'s cameras, operator CPU/RSS idle and converging';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OPERATOR_BIN = join(ROOT, 'operator', 'bin', 'vigil-operator.js');
@@ -54,17 +55,18 @@ function quantile(sorted, q) {
 
 export async function run(opts, emit) {
   const dir = await makeTempDir('vigil-bench-operator-');
-  const emulator = await startKubeEmulator({ host: '127.0.0.1', port: 0, kubeconfigPath: join(dir, 'admin.kubeconfig') });
+  const controlPlane = await startControlPlane(dir);
+  const kubeconfigPath = controlPlane.adminKubeconfig;
   const heartbeats = [];
   let operator;
   try {
     const kubectl = async (...args) => {
-      const r = await runKubectl(args, { kubeconfig: emulator.kubeconfigPath, home: dir, timeoutMs: 300_000 });
+      const r = await runKubectl(args, { kubeconfig: kubeconfigPath, home: dir, timeoutMs: 300_000 });
       if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: exit ${r.code}: ${r.stderr}`);
       return r.stdout;
     };
     const kc = new KubeConfig();
-    kc.loadFromFile(emulator.kubeconfigPath);
+    kc.loadFromFile(kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);
     const coordination = kc.makeApiClient(CoordinationV1Api);
     const custom = kc.makeApiClient(CustomObjectsApi);
@@ -95,7 +97,7 @@ export async function run(opts, emit) {
     const settings = join(dir, 'settings.yaml');
     await writeFile(settings, 'recorder:\n  image: vigil/recorder:bench\n  configMap: vigil-recorder\n  rbac: {clusterRole: vigil-vigil-recorder, role: vigil-recorder}\n  secrets: {apiTokens: vigil-api-tokens, clusterToken: vigil-cluster-token}\n');
     operator = spawn(process.execPath, [OPERATOR_BIN, '--settings', settings, '--namespace', NS, '--identity', 'bench', '--listen', '127.0.0.1:0', '--log-level', 'warn'], {
-      env: { ...process.env, KUBECONFIG: emulator.kubeconfigPath }, stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, KUBECONFIG: kubeconfigPath }, stdio: ['ignore', 'ignore', 'inherit'],
     });
     const rns = async () => (await custom.listClusterCustomObject({ group: 'vigil.io', version: 'v1alpha1', plural: 'recordernodes' })).items;
     const cameras = async () => (await custom.listNamespacedCustomObject({ group: 'vigil.io', version: 'v1alpha1', namespace: NS, plural: 'cameras' })).items;
@@ -169,7 +171,7 @@ export async function run(opts, emit) {
       operator.kill('SIGTERM');
       await new Promise((r) => operator.once('exit', r));
     }
-    await emulator.close();
+    await controlPlane.close();
     if (!opts.keep) await removeTempDir(dir);
   }
 }

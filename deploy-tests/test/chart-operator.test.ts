@@ -1,5 +1,5 @@
-// The chart installed into the emulator, then vigil-operator started as a real process with the chart's flags, its
-// settings file and a token of the chart's operator ServiceAccount (the emulator enforces RBAC): a Node gets a RecorderNode
+// The chart installed into the real control plane, then vigil-operator started as a real process with the chart's flags, its
+// settings file and a token of the chart's operator ServiceAccount (kube-apiserver enforces RBAC): a Node gets a RecorderNode
 // and a recorder Pod made of the chart's objects, and a Camera gets a node — with no 403 anywhere.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

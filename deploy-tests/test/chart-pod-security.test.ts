@@ -1,6 +1,6 @@
 // Pod Security: everything the chart and the operator run meets the "restricted" level, except what the recorder Pods
 // cannot do without — their hostPath volumes (and, with recorder.hostPaths.prepare, the init container that hands the
-// host folders to the recorder's user). Checked by the emulator's Pod Security admission, as kube-apiserver would.
+// host folders to the recorder's user). Checked by kube-apiserver's own Pod Security admission.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';

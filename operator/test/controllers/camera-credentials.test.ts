@@ -1,4 +1,4 @@
-// Each node's camera credentials Secret, one reconcile at a time against the emulator as the operator's ServiceAccount:
+// Each node's camera credentials Secret, one reconcile at a time against kube-apiserver as the operator's ServiceAccount:
 // a node's Secret holds exactly the cameras it records or hands over; the Secret of the node a status gives a camera is
 // written before that status (its resourceVersion is older); after a handover or a failover the node that no longer
 // records the camera loses it; a sync while a move is being written keeps it; the shared Secret of older versions goes

@@ -1,4 +1,4 @@
-// The operator's parts in this process, on the operator's ServiceAccount against an emulated cluster: caches synced,
+// The operator's parts in this process, on the operator's ServiceAccount against the real control plane: caches synced,
 // controllers not started — a controller's unit test runs its reconcile by hand and looks at what it wrote.
 import type { TestContext } from 'node:test';
 import { pino } from 'pino';

@@ -1,4 +1,4 @@
-// Against the emulated API server, with a real vigil-operator (started with a non-default --node-silence) and the
+// Against kube-apiserver, with a real vigil-operator (started with a non-default --node-silence) and the
 // recorder's own cluster parts running as the node's ServiceAccount: the Camera status both write — the operator its
 // assignment, the recorder its Recording report, over and over at the same time — keeps both writers' fields with no
 // conflict on either side; and the recorder judges a silent node by the operator's silence rule, not its own.

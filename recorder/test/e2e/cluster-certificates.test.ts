@@ -1,4 +1,4 @@
-// Node certificates on loopback, end to end (the emulator, two operators, a recorder process per node as its Pod):
+// Node certificates on loopback, end to end (the real control plane, two operators, a recorder process per node as its Pod):
 // each recorder makes its key and gets its certificate through the CSR API from the operator's release CA, reports
 // https URLs, 307s name https URLs that answer with a release-CA certificate for the owner's Service name, /assemble
 // works over TLS between nodes, a short lifetime makes a node renew and serve a new serial without a restart, and a

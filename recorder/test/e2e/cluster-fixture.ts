@@ -1,4 +1,4 @@
-// The whole cluster on loopback: emulator, PostgreSQL, two operators, a recorder process per node standing for its Pod, GStreamer cameras.
+// The whole cluster on loopback: the real control plane, PostgreSQL, two operators, a recorder process per node standing for its Pod, GStreamer cameras.
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { SETTINGS_YAML, startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';

@@ -1,4 +1,4 @@
-// Cluster mode with TLS on loopback (the API emulator, each node's own recorder identity as the operator makes it, no
+// Cluster mode with TLS on loopback (the real control plane, each node's own recorder identity as the operator makes it, no
 // operator): each node reports an https:// URL on its heartbeat Lease, and a 307 names the owner's https URL.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Test support for the recorder's cluster parts: an emulated API server with the chart's RBAC, the identity the
+// Test support for the recorder's cluster parts: kube-apiserver with the chart's RBAC, the identity the
 // operator would give a node, and that node's ClusterView and heartbeat (its own code, as its own ServiceAccount); the
 // test writes the rest of the cluster (RecorderNodes, other Leases, Cameras) as an administrator.
 import type { TestContext } from 'node:test';

@@ -1,4 +1,4 @@
-// Runs the real kubectl and helm against an emulator's kubeconfig, with a private HOME so discovery caches and helm state stay apart.
+// Runs the real kubectl and helm against a cluster's kubeconfig, with a private HOME so discovery caches and helm state stay apart.
 import { join } from 'node:path';
 import { runCommand, type CommandResult } from '../command.js';
 import { helmPath, kubectlPath } from './tools.js';
