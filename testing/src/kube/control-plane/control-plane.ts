@@ -8,6 +8,7 @@ import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/clien
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
 import { startApiFaultProxy, type ApiFaults } from './api-fault-proxy.js';
 import { controlPlaneBinaries } from './binaries.js';
+import { waitForFixture } from '../../fixture-process.js';
 import { startControllerManager } from './controller-manager.js';
 import { startEtcd } from './etcd.js';
 import { startKubeApiserver } from './kube-apiserver.js';
@@ -80,6 +81,8 @@ export async function startControlPlane(dir: string, opts: { nodeMonitorGracePer
     const kc = new KubeConfig();
     kc.loadFromFile(adminKubeconfig);
     const core = kc.makeApiClient(CoreV1Api);
+    // kube-controller-manager is up once its ServiceAccount controller has made the default namespace's account.
+    await waitForFixture(controllerManager.process, () => core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }).then(() => true, () => false), 60_000, 'kube-controller-manager');
     const issueServiceAccountToken = async (namespace: string, name: string): Promise<string> => {
       const answer = await core.createNamespacedServiceAccountToken({ name, namespace, body: { spec: { audiences: [], expirationSeconds: 3600 } } });
       const token = answer.status?.token;
