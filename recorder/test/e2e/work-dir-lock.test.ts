@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startRecorderProcess } from '../support/recorder-process.js';
-import { fileSize, getJson } from './helpers.js';
+import { currentFilename, fileSize, getJson } from './helpers.js';
 
 const config = { auth: { disabled: true }, stall_seconds: 5, record: { segment_seconds: 60 }, cameras: [{ id: 'pattern', source: 'testsrc:size=320x180&rate=10&gop=10&bitrate=200k' }] };
 
@@ -72,6 +72,7 @@ test('a recorder stopped (SIGSTOP) for longer than any heartbeat keeps its work_
   // Stalled (a debugger, a frozen cgroup, a hung disk) past what any heartbeat would allow: it still owns its files.
   first.signal('SIGSTOP');
   await new Promise((r) => setTimeout(r, 20_000));
+  const sizeStopped = await fileSize(openPath);
   const second = await startRecorderProcess({
     dir: join(dir, 'b'),
     ownPaths: true,
@@ -85,11 +86,19 @@ test('a recorder stopped (SIGSTOP) for longer than any heartbeat keeps its work_
   assert.match(second.output(), new RegExp(`work_dir ${first.workDir} is in use by another vigil-recorder \\(pid ${first.pid} on pod-a, since `));
   assert.deepEqual(await readdir(join(first.workDir, 'open-segments')), journal, 'the second repaired nothing');
 
-  // Continued, the first is the only writer: it finishes the file it had open (whole: nobody truncated it) and records on.
-  const sizeStopped = await fileSize(openPath);
+  // Continued, the first is the only writer and records on (into the file it had open, or, when its stall watchdog saw
+  // the 20 s first and ended that file, into the next).
+  assert.equal(await fileSize(openPath), sizeStopped, 'nobody touched the stopped recorder\'s open file');
   first.signal('SIGCONT');
-  await waitUntil(async () => (await fileSize(openPath)) > sizeStopped, 10_000, 'the first recorder writes again');
-  await waitUntil(async () => (await getJson(`${first.url}/api/archive/pattern/current`)).status === 200, 30_000, 'the first recorder records again');
+  const sizes = new Map<string, number>();
+  await waitUntil(async () => {
+    const filename = await currentFilename(first.url, 'pattern');
+    if (filename === undefined) return false;
+    const size = await fileSize(join(first.recordPath, filename));
+    const before = sizes.get(filename);
+    sizes.set(filename, size);
+    return before !== undefined && size > before;
+  }, 30_000, 'the first recorder records again', 500);
   assert.ok(!second.logs().some((l) => /^segment left open by the previous run repair/.test(l.msg)), 'the second never repaired a file');
 });
 
