@@ -57,6 +57,12 @@ export interface RecorderDeps {
   env?: Readonly<Record<string, string | undefined>>;
   /** The certificate of `tls`, loaded by the caller (main refuses to start without a good one); loaded here when not given. */
   certificate?: ServingCertificate;
+  /**
+   * Called when the lock on work_dir is lost while recording (its keeper process was killed): another recorder may
+   * take the directory now, so this one must stop writing at once. Default: exit with status 1 without closing the
+   * open segments (they are in the journal; the next holder repairs them, as after a crash).
+   */
+  onWorkDirLockLost?: () => void;
 }
 
 export interface RunningRecorder {
@@ -89,6 +95,11 @@ function cameraControl(fleet: CameraFleet<CameraRuntime>, registry: CameraRegist
   };
 }
 
+/** Ends the process now: no close, no sync, no journal change (the crash path the journal exists for). */
+function exitAtOnce(): void {
+  process.exit(1);
+}
+
 export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder> {
   const { config, log, registry } = deps;
   const clock = deps.clock ?? systemClock;
@@ -113,7 +124,12 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   // Before anything touches work_dir (above all the repair of open segments): one recorder per work_dir.
   let lock: WorkDirLock;
   try {
-    lock = await WorkDirLock.take(config.work_dir);
+    lock = await WorkDirLock.take(config.work_dir, {
+      onLost: (why) => {
+        log.fatal({ work_dir: config.work_dir, reason: why }, 'lost the lock on work_dir: another recorder may take it now; stopping at once, open segments stay in the journal for the next holder to repair');
+        (deps.onWorkDirLockLost ?? exitAtOnce)();
+      },
+    });
   } catch (err) {
     recordPath.stop();
     throw err;

@@ -15,6 +15,11 @@ export interface PerlRtspServerOptions {
   gop?: number;
   /** A 440 Hz AAC-LC track (48 kHz mono) beside the H.264 video (default false). */
   audio?: boolean;
+  /**
+   * Start publishing at once (default true). false: the server runs without its stream (a DESCRIBE of the mount answers
+   * 404 Not Found, as after a restart before its publisher is back) until `publish()`.
+   */
+  publish?: boolean;
 }
 
 export interface PerlRtspServer {
@@ -23,6 +28,8 @@ export interface PerlRtspServer {
   readonly port: number;
   /** The ffmpeg process that publishes the stream (its pid, for tests that look at processes). */
   readonly publisherPid: number | undefined;
+  /** Starts the publisher (when started with publish: false); resolves once a DESCRIBE of the mount answers 200. */
+  publish(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,8 +57,9 @@ export async function startPerlRtspServer(opts: PerlRtspServerOptions = {}): Pro
       await publisher.proc?.stop();
       await server.stop();
     };
-    try {
-      await waitForFixture(server, () => /^READY /m.test(server.stdout), READY_MS, 'rtsp-server-perl');
+    const url = `rtsp://127.0.0.1:${clientPort}${path}`;
+    const publish = async (): Promise<void> => {
+      if (publisher.proc !== undefined) return;
       const video = `testsrc2=size=${opts.width ?? 320}x${opts.height ?? 180}:rate=${fps}`;
       const args = ['-hide_banner', '-nostdin', '-loglevel', 'warning', '-re', '-f', 'lavfi', '-i', video];
       if (opts.audio === true) args.push('-re', '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000');
@@ -61,11 +69,22 @@ export async function startPerlRtspServer(opts: PerlRtspServerOptions = {}): Pro
       );
       if (opts.audio === true) args.push('-c:a', 'aac', '-b:a', '64k', '-ac', '1');
       args.push('-f', 'rtsp', '-rtsp_transport', 'udp', `rtsp://127.0.0.1:${sourcePort}${path}`);
-      publisher.proc = new FixtureProcess(FFMPEG, args);
-      const url = `rtsp://127.0.0.1:${clientPort}${path}`;
-      const proc = publisher.proc;
+      const proc = new FixtureProcess(FFMPEG, args);
+      publisher.proc = proc;
       await waitForFixture(proc, async () => (await describeOnce(clientPort, url))?.status === 200, READY_MS, 'the ffmpeg publishing to rtsp-server-perl');
-      return { url, port: clientPort, publisherPid: proc.pid, stop };
+    };
+    try {
+      await waitForFixture(server, () => /^READY /m.test(server.stdout), READY_MS, 'rtsp-server-perl');
+      if (opts.publish !== false) await publish();
+      return {
+        url,
+        port: clientPort,
+        get publisherPid() {
+          return publisher.proc?.pid;
+        },
+        publish,
+        stop,
+      };
     } catch (err) {
       lastError = err;
       await stop();

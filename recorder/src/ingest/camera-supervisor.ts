@@ -1,12 +1,12 @@
-// Keeps one camera's ingest running: native or ffmpeg runs into the hub, silence detection, restarts with backoff, fallback to ffmpeg.
+// Keeps one camera's ingest running: native or ffmpeg runs into the hub, silence detection, restarts (restart-policy.ts), fallback to ffmpeg.
 import type { Logger } from 'pino';
 import type { Camera, IngestPath } from '../cameras/camera.js';
 import type { StreamHub } from '../stream/stream-hub.js';
 import type { StreamEndReason } from '../stream/stream-item.js';
 import { systemClock, type Clock } from '../util/clock.js';
-import { Backoff } from './backoff.js';
 import { sourceKind } from './ffmpeg-args.js';
 import type { IngestRun, IngestRunEnd, IngestRunner } from './ingest-run.js';
+import { FRESH_RESTART_STATE, planRestart, type RestartPlan, type RestartState, type RunEndKind } from './restart-policy.js';
 
 export type IngestState = 'connecting' | 'streaming' | 'stalled' | 'waiting' | 'stopped';
 
@@ -19,7 +19,6 @@ export interface CameraSupervisorOptions {
   stallSeconds: number;
   /** A run that streamed at least this long (default: stall_seconds) resets the restart backoff. */
   healthyRunMs?: number;
-  backoff?: Backoff;
   /** Time for stall detection and restart delays (default: the wall clock). */
   clock?: Clock;
   /**
@@ -51,9 +50,19 @@ export function initialIngestPath(camera: Camera): IngestPath {
   return camera.ingest === 'native' && sourceKind(camera.source) === 'rtsp' ? 'native' : 'ffmpeg';
 }
 
+/** What a run's end means for the next start, before any probe (restart-policy.ts). */
+function endKind(end: IngestRunEnd): RunEndKind {
+  if (end.authFailed === true) return 'auth-refused';
+  if (end.retryAtOnce === true) return 'at-once';
+  if (end.noStreamYet !== undefined) return 'no-stream-yet';
+  return 'failed';
+}
+
 export class CameraSupervisor {
   readonly #opts: CameraSupervisorOptions;
-  readonly #backoff: Backoff;
+  #restart: RestartState = FRESH_RESTART_STATE;
+  /** The delay last announced for a server without a stream, so the log says it once per rate, not twice a second. */
+  #noStreamDelayLogged: number | undefined;
   readonly #clock: Clock;
   #runner: IngestRunner;
   #fallbackReason: string | undefined;
@@ -68,7 +77,6 @@ export class CameraSupervisor {
 
   constructor(opts: CameraSupervisorOptions) {
     this.#opts = opts;
-    this.#backoff = opts.backoff ?? new Backoff();
     this.#clock = opts.clock ?? systemClock;
     this.#runner = opts.runner(initialIngestPath(opts.camera));
   }
@@ -109,13 +117,13 @@ export class CameraSupervisor {
   }
 
   async #loopRuns(): Promise<void> {
-    const { log } = this.#opts;
     while (!this.#stopping) {
       const started = this.#clock.now();
       const outcome = await this.#runOnce();
       if (this.#stopping) break;
       const ranMs = outcome.firstDataAt === undefined ? 0 : this.#clock.now() - outcome.firstDataAt;
-      if (ranMs >= (this.#opts.healthyRunMs ?? this.#opts.stallSeconds * 1000)) this.#backoff.reset();
+      if (ranMs >= (this.#opts.healthyRunMs ?? this.#opts.stallSeconds * 1000)) this.#restart = FRESH_RESTART_STATE;
+      else if (outcome.firstDataAt !== undefined) this.#restart = { ...this.#restart, noStreamSince: undefined };
       const { end } = outcome;
       if (end.unsupported !== undefined && this.#runner.path === 'native') {
         this.#fallBackToFfmpeg(end.unsupported);
@@ -126,18 +134,33 @@ export class CameraSupervisor {
       if (this.#fallbackReason !== undefined) this.#backToNative();
       this.counters.restarts++;
       this.#state = outcome.stalled ? 'stalled' : 'waiting';
-      // A refused login waits the longest delay and is never probed: trying again soon could lock the account.
-      const down = end.retryAtOnce !== true && end.authFailed !== true && this.#opts.probe !== undefined && !(await this.#opts.probe());
-      let delay = end.retryAtOnce === true || down ? 0 : this.#backoff.take();
-      if (end.authFailed === true) delay = Math.max(delay, this.#backoff.longest);
-      log.warn(
-        { ...end.detail, ingest: this.#runner.path, stalled: outcome.stalled, ran_ms: this.#clock.now() - started, ...(down ? { camera_down: true } : { retry_in_ms: delay }) },
-        outcome.stalled ? 'camera went silent; restarting ingest' : 'ingest ended; restarting',
-      );
-      if (down) await this.#waitUntilAnswering();
-      else await this.#sleep(delay);
+      let kind = endKind(end);
+      // A camera that may be down is probed once to tell (a refused login never is: that could lock the account).
+      if (kind === 'failed' && this.#opts.probe !== undefined && !(await this.#opts.probe())) kind = 'down';
+      const plan = planRestart(this.#restart, kind, this.#clock.now());
+      this.#restart = plan.state;
+      this.#logRestart(kind, plan, end, outcome.stalled, this.#clock.now() - started);
+      if (plan.probe) await this.#waitUntilAnswering();
+      else await this.#sleep(plan.delayMs);
     }
     this.#state = 'stopped';
+  }
+
+  #logRestart(kind: RunEndKind, plan: RestartPlan, end: IngestRunEnd, stalled: boolean, ranMs: number): void {
+    const { log } = this.#opts;
+    const fields = { ...end.detail, ingest: this.#runner.path, stalled, ran_ms: ranMs, ...(kind === 'down' ? { camera_down: true } : { retry_in_ms: plan.delayMs }) };
+    if (kind !== 'no-stream-yet') {
+      this.#noStreamDelayLogged = undefined;
+      log.warn(fields, stalled ? 'camera went silent; restarting ingest' : 'ingest ended; restarting');
+      return;
+    }
+    // Asked twice a second while it has no stream: said once per rate, the attempts themselves at debug level.
+    if (this.#noStreamDelayLogged === plan.delayMs) {
+      log.debug(fields, 'the camera has no stream yet; asking again');
+      return;
+    }
+    this.#noStreamDelayLogged = plan.delayMs;
+    log.warn({ ...fields, answer: end.noStreamYet }, `the camera answers but has no stream yet (${end.noStreamYet}); asking again every ${plan.delayMs / 1000} s`);
   }
 
   /** Probes the camera until it accepts a connection (or the supervisor stops); logs when it went and came back. */

@@ -8,6 +8,7 @@ import { refusesTransport } from '../rtsp/rtsp-session.js';
 import { redactText } from '../util/redact.js';
 import { buildIngestArgs, isUnsupportedAudioError, sourceKind } from './ffmpeg-args.js';
 import type { IngestRun, IngestRunEnd, IngestRunHandlers, IngestRunner } from './ingest-run.js';
+import { answersWithoutStream } from './restart-policy.js';
 import type { RtspTransport, RtspTransportChoice } from './rtsp-transport-choice.js';
 
 export type { RtspRelay } from '../rtsp/rtsp-relay.js';
@@ -25,6 +26,8 @@ export interface FfmpegRunnerOptions {
 
 /** What the relay saw of one run's RTSP exchange with the camera. */
 interface Exchange {
+  /** The last DESCRIBE answer when it was one of a server without the stream yet (restart-policy.ts). */
+  noStream?: string;
   refused?: { transport: RtspTransport; why: string };
   setUp?: RtspTransport;
   played: boolean;
@@ -63,6 +66,9 @@ export class FfmpegRunner implements IngestRunner {
       const relay = this.#opts.relay;
       if (sourceKind(camera.source) === 'rtsp' && relay !== undefined) {
         lease = await relay.lease(camera.source, {
+          describeAnswered: (status, reason) => {
+            exchange.noStream = answersWithoutStream(status) ? `${status} ${reason}`.trim() : undefined;
+          },
           setupAnswered: (transport, status, reason) => {
             if (status >= 200 && status < 300) exchange.setUp = transport;
             else if (refusesTransport(status)) exchange.refused ??= { transport, why: `${status} ${reason}`.trim() };
@@ -107,7 +113,12 @@ export class FfmpegRunner implements IngestRunner {
       // file): reconnect at once, as native ingest does, rather than after a restart delay.
       const streamEnded = exit.code === 0 && media && !stopRequested && rtsp !== undefined;
       if (streamEnded) log.info('the camera ended the stream (ffmpeg reached its end, e.g. RTCP BYE); reconnecting');
-      return { detail: { code: exit.code, signal: exit.signal }, retryAtOnce: retryAtOnce || streamEnded || this.#transportLesson(exchange, media, rtsp?.transport) };
+      const noStreamYet = media ? undefined : exchange.noStream;
+      return {
+        detail: { code: exit.code, signal: exit.signal },
+        retryAtOnce: retryAtOnce || streamEnded || this.#transportLesson(exchange, media, rtsp?.transport),
+        ...(noStreamYet === undefined ? {} : { noStreamYet }),
+      };
     };
 
     const ended = spawnFfmpeg()

@@ -20,6 +20,11 @@ export interface IngestRunEnd {
   unsupported?: string;
   /** The camera refused the credentials: retrying soon would only hammer it, so the longest delay applies. */
   authFailed?: boolean;
+  /**
+   * The server answered DESCRIBE without a stream (404, 500, 502, 503, 504: a relay whose publisher is not back, a camera
+   * still booting); its status and reason. The next run starts soon (restart-policy.ts), not after a growing backoff.
+   */
+  noStreamYet?: string;
 }
 
 export interface IngestRun {

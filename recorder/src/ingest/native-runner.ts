@@ -12,6 +12,7 @@ import type { IngestRun, IngestRunEnd, IngestRunHandlers, IngestRunner } from '.
 import { NativeStreamAssembler } from './native-stream-assembler.js';
 import { planTracks, type PlannedTrack } from './native-track-plan.js';
 import { ReceiverReports } from './receiver-reports.js';
+import { answersWithoutStream } from './restart-policy.js';
 import type { RtspTransportChoice } from './rtsp-transport-choice.js';
 import { SsrcFilter } from './ssrc-filter.js';
 
@@ -208,6 +209,7 @@ export class NativeRunner implements IngestRunner {
       if (err instanceof UnsupportedPayloadError) return end({ detail: { reason: err.payload }, unsupported: err.payload });
       const message = redactText(err instanceof Error ? err.message : String(err));
       let why: IngestRunEnd = err instanceof RtspAuthError ? { detail: { err: message }, authFailed: true } : { detail: { err: message } };
+      if (err instanceof RtspStatusError && err.method === 'DESCRIBE' && answersWithoutStream(err.status)) why = { ...why, noStreamYet: `${err.status} ${err.reason}`.trim() };
       if (err instanceof RtspStatusError && err.method === 'SETUP' && refusesTransport(err.status) && session !== undefined) {
         // Refused with the other transport too (or on a connection the camera closed after the first refusal).
         why = { ...why, retryAtOnce: choice.refused(session.transport, `${err.status} ${err.reason}`.trim()) };

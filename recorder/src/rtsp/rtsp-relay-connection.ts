@@ -10,6 +10,8 @@ import { resolveLocation, type RtspUrl } from './rtsp-url.js';
 
 /** What the relay tells the run that leased it about the camera's answers. */
 export interface RelayObserver {
+  /** A DESCRIBE was answered (after any login the relay adds). */
+  describeAnswered?(status: number, reason: string): void;
   /** A SETUP was answered; `transport` is what it asked for. */
   setupAnswered?(transport: 'tcp' | 'udp', status: number, reason: string): void;
   /** A PLAY was answered. */
@@ -223,6 +225,7 @@ export class RelayConnection {
       headers.push([canonicalName(name), out]);
     }
     if (pending.clientCseq !== undefined) headers.unshift(['CSeq', pending.clientCseq]);
+    if (method === 'DESCRIBE') observer?.describeAnswered?.(res.status, res.reason);
     if (method === 'SETUP') observer?.setupAnswered?.(/TCP/i.test(pending.request.headers.get('transport') ?? '') ? 'tcp' : 'udp', res.status, res.reason);
     if (method === 'PLAY') observer?.playAnswered?.(res.status);
     return serializeFullResponse(res.status, res.reason, headers, res.body);

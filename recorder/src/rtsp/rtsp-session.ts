@@ -192,8 +192,9 @@ export class RtspSession {
           // The first SETUP refused the transport (no session exists yet): ask for the other one on the same connection.
           if (!(err instanceof RtspStatusError) || !refusesTransport(err.status) || this.client.sessionId !== undefined) throw err;
           this.refusal = `${err.status} ${err.reason}`.trim();
-          this.transportInUse = this.transportInUse === 'tcp' ? 'udp' : 'tcp';
-          this.opts.log?.info?.({ url: this.client.url.redacted, refused: err.status, transport: this.transportInUse }, 'rtsp transport refused; trying the other one');
+          const refused = this.transportInUse;
+          this.transportInUse = refused === 'tcp' ? 'udp' : 'tcp';
+          this.opts.log?.info?.({ url: this.client.url.redacted, refused, next: this.transportInUse, status: err.status }, 'rtsp transport refused; trying the other one');
           await this.setupTrack(index, m);
         }
       }

@@ -51,6 +51,11 @@ export interface StartOptions {
   ownPaths?: boolean;
   /** Make record_path before the start, as an installer does (default true): the recorder never creates it. */
   createRecordPath?: boolean;
+  /**
+   * Run it in a UTS namespace of its own with this hostname, as in a container of its own (needs root: unshare --uts).
+   * The recorder keeps the pid of the spawned process (unshare and sh exec it).
+   */
+  hostname?: string;
 }
 
 /**
@@ -73,7 +78,9 @@ export async function startRecorderProcess(opts: StartOptions): Promise<Recorder
   await writeConfig(opts.config);
   for (const [name, doc] of Object.entries(opts.confD ?? {})) await writeFile(join(confDir, name), stringify(doc));
 
-  const child: ChildProcess = spawn(process.execPath, [RECORDER_BIN, '--config', configFile, '--conf-dir', confDir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
+  const command = [process.execPath, RECORDER_BIN, '--config', configFile, '--conf-dir', confDir];
+  const [file, ...args] = opts.hostname === undefined ? command : ['unshare', '--uts', '/bin/sh', '-c', 'hostname "$0" && exec "$@"', opts.hostname, ...command];
+  const child: ChildProcess = spawn(file as string, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   let text = '';
   const lines: LogLine[] = [];
   const waiters = new Set<() => void>();
