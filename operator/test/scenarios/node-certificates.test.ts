@@ -73,7 +73,7 @@ test('the operator approves and signs a node’s own certificate request and den
   };
   await deniedAs('other-node', 'NamesMismatch', /node node-b: .*names that are not its own: "vigil-recorder-node-a"/);
   await deniedAs('foreign-name', 'NamesMismatch', /node node-a: .*names that are not its own: "bank\.example\.com"/);
-  await deniedAs('not-a-node', 'NotARecorderNode', /requested by "system:serviceaccount:kube-system:vigil-test-admin", which is not the ServiceAccount of a recorder node/);
+  await deniedAs('not-a-node', 'NotARecorderNode', /requested by "system:serviceaccount:kube-system:test-cluster-admin", which is not the ServiceAccount of a recorder node/);
   await waitForEvents(cluster, (events) => events.some((e) => e.reason === 'CertificateDenied' && e.involvedObject.kind === 'RecorderNode' && e.involvedObject.name === 'node-b'), 'a CertificateDenied Event on node-b');
   assert.match(await cluster.kubectl('get', 'csr'), /other-node\s+.*system:serviceaccount:vigil:vigil-recorder-node-b\s+<none>\s+Denied/);
 

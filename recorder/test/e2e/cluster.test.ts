@@ -70,18 +70,30 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
   const fx = await startLoopbackCluster(t, { nodes: NODES, cameraCount: NAMES.length });
   const answers: string[] = [];
 
-  await t.test('kubectl apply of six Cameras: all record, two per node; kubectl get cameras shows them', async () => {
+  await t.test('kubectl apply of six Cameras: all record, two per node once the nodes settle; kubectl get cameras shows them', async () => {
+    let cams0 = new Map<string, Camera>();
     const file = join(fx.cluster.dir, 'cameras.yaml');
     await writeFile(file, cameraManifests(fx, NAMES));
     await fx.cluster.kubectl('apply', '-n', fx.cluster.namespace, '-f', file);
-    await waitAllRecording(fx, [], 90_000, 'every camera Recording');
-    const cams = await camerasOf(fx);
-    assert.deepEqual(NODES.map((n) => onNode(cams, n).length), [2, 2, 2]);
+    // Balanced once the nodes have settled: a node takes cameras once it has been online a while, and a node that
+    // settled later gets its share by planned moves (docs/kubernetes.md §4), so the first placement may be uneven.
+    const balanced = async (): Promise<boolean> => {
+      if (!(await allRecording(fx))) return false;
+      cams0 = await camerasOf(fx);
+      return NODES.map((n) => onNode(cams0, n).length).join() === '2,2,2';
+    };
+    await waitUntil(balanced, 120_000, 'every camera Recording, two per node').catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await nodeUrls(fx)}`);
+    });
+    const cams = cams0;
     const table = await fx.cluster.kubectl('get', 'cameras', '-n', fx.cluster.namespace);
     for (const [name, cam] of cams) assert.match(table, new RegExp(`${name}\\s+${cam.status?.node}\\s+Recording`));
   });
 
   await t.test('at rest for 60 s (audit log): the operators write only the leader Lease, each recorder only its heartbeat', async () => {
+    // At rest: every planned move finished (no handoverFrom left), then a few seconds for the last status writes.
+    await waitUntil(async () => [...(await camerasOf(fx)).values()].every((c) => c.status?.handoverFrom === undefined && c.status?.recordingNode === c.status?.node), 60_000, 'no move under way');
+    await sleep(10_000);
     t.diagnostic(await assertWriteBudget(fx, 60_000));
   });
 

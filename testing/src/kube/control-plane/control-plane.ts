@@ -90,13 +90,13 @@ export async function startControlPlane(dir: string, opts: { nodeMonitorGracePer
       return token;
     };
     // The administrator as a bearer token too, for raw calls and clients that take only tokens.
-    await core.createNamespacedServiceAccount({ namespace: 'kube-system', body: { metadata: { name: 'vigil-test-admin' } } });
+    await core.createNamespacedServiceAccount({ namespace: 'kube-system', body: { metadata: { name: 'test-cluster-admin' } } });
     await kc.makeApiClient(RbacAuthorizationV1Api).createClusterRoleBinding({ body: {
-      metadata: { name: 'vigil-test-admin' },
+      metadata: { name: 'test-cluster-admin' },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-      subjects: [{ kind: 'ServiceAccount', name: 'vigil-test-admin', namespace: 'kube-system' }],
+      subjects: [{ kind: 'ServiceAccount', name: 'test-cluster-admin', namespace: 'kube-system' }],
     } });
-    const adminToken = await issueServiceAccountToken('kube-system', 'vigil-test-admin');
+    const adminToken = await issueServiceAccountToken('kube-system', 'test-cluster-admin');
     const agent = new Agent({ connect: { ca: pki.caPem } });
     stops.push(() => agent.close());
     return {
