@@ -9,6 +9,8 @@ import { get as httpsGet } from 'node:https';
 import { CoordinationV1Api, CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions, type V1Node, type V1Pod } from '@kubernetes/client-node';
 
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+/** A readiness probe's default failureThreshold: one slow answer on a busy machine does not make a Pod unready. */
+const FAILURE_THRESHOLD = 3;
 const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export interface LoopbackKubeletControls {
@@ -48,6 +50,8 @@ export function startLoopbackKubelet(kubeconfig: string, opts: { heartbeatSecond
   const silent = new Set<string>();
   const readinessUrls = new Map<string, string>();
   const probeResults = new Map<string, boolean>();
+  /** Failed probes in a row per Pod: like the kubelet, a Pod turns unready only after FAILURE_THRESHOLD of them. */
+  const failuresInARow = new Map<string, number>();
   const lastHeartbeat = new Map<string, number>();
   const heartbeatMs = (opts.heartbeatSeconds ?? 5) * 1000;
   let stopped = false;
@@ -147,7 +151,11 @@ export function startLoopbackKubelet(kubeconfig: string, opts: { heartbeatSecond
   const probe = async (): Promise<void> => {
     await Promise.all([...readinessUrls].map(async ([key, url]) => {
       const ok = await probeOk(url);
-      if (readinessUrls.get(key) === url) probeResults.set(key, ok);
+      if (readinessUrls.get(key) !== url) return;
+      const failures = ok ? 0 : (failuresInARow.get(key) ?? 0) + 1;
+      failuresInARow.set(key, failures);
+      if (ok) probeResults.set(key, true);
+      else if (failures >= FAILURE_THRESHOLD || !probeResults.has(key)) probeResults.set(key, false);
     }));
   };
 
@@ -173,6 +181,7 @@ export function startLoopbackKubelet(kubeconfig: string, opts: { heartbeatSecond
   return {
     setPodReadinessUrl(namespace, podName, url) {
       const key = `${namespace}/${podName}`;
+      failuresInARow.delete(key);
       if (url === undefined) {
         readinessUrls.delete(key);
         probeResults.delete(key);
