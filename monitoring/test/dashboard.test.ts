@@ -9,7 +9,7 @@ import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import * as units from '@grafana/grafana-foundation-sdk/units';
 import { runCommand } from '@vigil/testing/command';
 import { tempDir } from '@vigil/testing/temp-dir';
-import { OUTPUTS, REPO_ROOT } from '../src/render.js';
+import { OUTPUTS, REPO_ROOT } from '../tools/render.js';
 
 /** Every top-level key of the SDK's Dashboard type (the compiler checks each name against it). */
 const DASHBOARD_KEYS: Array<keyof Dashboard> = ['id', 'uid', 'title', 'description', 'revision', 'gnetId', 'tags', 'timezone', 'editable', 'graphTooltip', 'time', 'timepicker', 'fiscalYearStartMonth', 'liveNow', 'weekStart', 'refresh', 'schemaVersion', 'version', 'panels', 'templating', 'annotations', 'links', 'snapshot', 'preload'];

@@ -7,9 +7,9 @@ import { test, type TestContext } from 'node:test';
 import { stringify } from 'yaml';
 import { runCommand } from '@vigil/testing/command';
 import { tempDir } from '@vigil/testing/temp-dir';
-import { alertsFor } from '../src/alerts.js';
-import { promtoolTests } from '../src/promtool-tests.js';
-import { OUTPUTS, REPO_ROOT } from '../src/render.js';
+import { alertsFor } from '../tools/alerts.js';
+import { promtoolTests } from '../tools/promtool-tests.js';
+import { OUTPUTS, REPO_ROOT } from '../tools/render.js';
 
 const TARGETS = [
   { target: 'kubernetes', rules: OUTPUTS.chartRules },

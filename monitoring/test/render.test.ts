@@ -1,17 +1,17 @@
-// The committed rules files and dashboards (chart and packages) are exactly what monitoring/src generates.
+// The committed rules files and dashboards (chart and packages) are exactly what monitoring/tools generates.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { ALERTS } from '../src/alerts.js';
-import { GENERATE_COMMAND, OUTPUTS, renderOutputs, REPO_ROOT } from '../src/render.js';
-import type { RuleGroup } from '../src/rules.js';
+import { ALERTS } from '../tools/alerts.js';
+import { GENERATE_COMMAND, OUTPUTS, renderOutputs, REPO_ROOT } from '../tools/render.js';
+import type { RuleGroup } from '../tools/rules.js';
 
 test('the committed alerts and dashboards equal a fresh generation', () => {
   for (const { path, text } of renderOutputs()) {
     const onDisk = readFileSync(join(REPO_ROOT, path), 'utf8');
-    assert.ok(onDisk === text, `${path} differs from monitoring/src: run \`${GENERATE_COMMAND}\` and commit the result`);
+    assert.ok(onDisk === text, `${path} differs from monitoring/tools: run \`${GENERATE_COMMAND}\` and commit the result`);
   }
 });
 

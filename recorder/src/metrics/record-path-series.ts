@@ -1,6 +1,11 @@
 // The record_path file system's series: free and total bytes, and the free-space floor retention keeps (min_free_percent).
 import { Gauge, type Registry } from 'prom-client';
-import type { DiskSpace } from '../archive/disk-space.js';
+
+/** Free (for unprivileged writers) and total bytes of the record_path file system. */
+export interface DiskSpace {
+  totalBytes: number;
+  freeBytes: number;
+}
 
 /** The floor retention deletes down to: min_free_percent of the file system, rounded up as retention does. */
 export function retentionFloorBytes(space: DiskSpace, minFreePercent: number): number {

@@ -2,8 +2,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { registerCameraSeries, type CameraStats } from './camera-series.js';
 import { registerJobMetrics, type JobMetrics } from './job-metrics.js';
-import { registerRecordPathSeries } from './record-path-series.js';
-import type { DiskSpace } from '../archive/disk-space.js';
+import { registerRecordPathSeries, type DiskSpace } from './record-path-series.js';
 
 /** Live values read at scrape time; every source is optional so a node without a database has no outbox series. */
 export interface MetricsSources {

@@ -17,7 +17,7 @@ export const OUTPUTS = {
   packageDashboard: 'packaging/monitoring/vigil-dashboard.json',
 } as const;
 
-const header = (what: string): string => `# ${what}\n# Generated from monitoring/src by \`${GENERATE_COMMAND}\`; do not edit.\n`;
+const header = (what: string): string => `# ${what}\n# Generated from monitoring/tools by \`${GENERATE_COMMAND}\`; do not edit.\n`;
 
 /** YAML 1.1 quoting, as Prometheus and kubectl read it. */
 const yaml = (doc: unknown): string => stringify(doc, { lineWidth: 0, version: '1.1' });
