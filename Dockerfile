@@ -14,6 +14,7 @@ COPY testing/package.json testing/
 COPY recorder/package.json recorder/
 COPY operator/package.json operator/
 COPY deploy-tests/package.json deploy-tests/
+COPY monitoring/package.json monitoring/
 RUN npm ci --no-audit --no-fund
 COPY crds crds
 COPY kube kube
@@ -21,6 +22,7 @@ COPY testing testing
 COPY recorder recorder
 COPY operator operator
 COPY deploy-tests deploy-tests
+COPY monitoring monitoring
 RUN npm run build
 
 # --- deps: production dependencies of the four runtime workspaces only (the test support and tests stay out) ---

@@ -68,11 +68,14 @@ install -D -m 0755 packaging/bin/vigil-recorder "$stage/usr/bin/vigil-recorder"
 install -D -m 0755 packaging/bin/vigil-operator "$stage/usr/bin/vigil-operator"
 install -D -m 0644 packaging/vigil.service "$stage/usr/lib/systemd/system/vigil.service"
 install -d -m 0755 "$stage/etc/vigil/conf.d"
+# The alerts (a Prometheus rules file) and the Grafana dashboard, generated from monitoring/tools (docs/runbooks.md).
+install -D -m 0644 packaging/monitoring/vigil-rules.yaml "$stage/usr/share/vigil/prometheus/vigil-rules.yaml"
+install -D -m 0644 packaging/monitoring/vigil-dashboard.json "$stage/usr/share/vigil/grafana/vigil-dashboard.json"
 sed "s/@VERSION@/$version/g" packaging/config.yaml > "$stage/etc/vigil/config.yaml"
 chmod 0640 "$stage/etc/vigil/config.yaml"
 doc="$stage/usr/share/doc/vigil"
 install -d "$doc"
-for f in README.md docs/operations.md docs/configuration.md docs/api.md docs/recorder.md docs/archive.md docs/live.md docs/metrics.md; do
+for f in README.md docs/operations.md docs/configuration.md docs/api.md docs/recorder.md docs/archive.md docs/live.md docs/metrics.md docs/runbooks.md; do
   install -m 0644 "$f" "$doc/$(basename "$f")"
 done
 {

@@ -36,6 +36,8 @@ if [ "$purpose" = "test" ]; then
     "openssl:openssl"
     "curl:curl"
     "certutil:libnss3-tools"
+    # promtool checks the alerts and runs their unit tests (monitoring/test)
+    "promtool:prometheus"
   )
 fi
 

@@ -1,6 +1,6 @@
 // helm template over the values matrix: RBAC from the rule files, the settings and recorder configuration accepted by the
 // operator's and the recorder's own parsers, Secrets, Ingress, PostgreSQL, ServiceMonitors — what a user would rely on.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -217,6 +217,40 @@ test('ServiceMonitor enabled: one for the operator and one for the recorders, ea
     assert.ok(spec(services[0]!).ports.some((p: { name: string }) => p.name === spec(monitor).endpoints[0].port));
   }
   assert.equal((await renderChart(t, {})).filter((o) => o.kind === 'ServiceMonitor').length, 0);
+});
+
+/** helm template with the cluster serving the Prometheus Operator's PrometheusRule kind (as helm install sees it there). */
+async function renderWithPrometheusOperator(t: TestContext, values: Record<string, unknown>): Promise<KubeObject[]> {
+  const result = await helmTemplate(t, values, { extraArgs: ['--api-versions', 'monitoring.coreos.com/v1/PrometheusRule'] });
+  if (result.code !== 0) throw new Error(`helm template failed:\n${result.stderr}`);
+  return parseObjects(result.stdout);
+}
+
+test('PrometheusRule: the generated alerts, with the ServiceMonitors, only where the API serves the kind', async (t) => {
+  const monitored = { serviceMonitor: { enabled: true }, prometheusRule: { labels: { release: 'prometheus' } } };
+  const objects = await renderWithPrometheusOperator(t, monitored);
+  const rule = find(objects, 'PrometheusRule', 'vigil-alerts');
+  assert.equal(rule.metadata.labels?.release, 'prometheus');
+  assert.deepEqual(rule.spec, parse(readFileSync(join(CHART_DIR, 'files/prometheus-rules.yaml'), 'utf8')));
+  const alerts = (spec(rule).groups as Array<{ rules: Array<{ alert: string; annotations: Record<string, string> }> }>).flatMap((g) => g.rules);
+  assert.ok(alerts.some((a) => a.alert === 'VigilNoQuorum'));
+  // The annotations keep Prometheus's own templates: helm does not expand them.
+  assert.match(alerts.find((a) => a.alert === 'VigilCameraNotRecording')?.annotations.summary ?? '', /\{\{ \$labels\.camera \}\}/);
+  const none = (list: KubeObject[]) => list.filter((o) => o.kind === 'PrometheusRule').length;
+  assert.equal(none(await renderChart(t, monitored)), 0, 'no PrometheusRule kind in the cluster: none rendered');
+  assert.equal(none(await renderWithPrometheusOperator(t, {})), 0, 'no ServiceMonitors: nothing scrapes what the alerts read');
+  assert.equal(none(await renderWithPrometheusOperator(t, { ...monitored, prometheusRule: { enabled: false } })), 0);
+});
+
+test('Grafana dashboard: a ConfigMap labelled grafana_dashboard "1" holding the generated dashboard; off with grafanaDashboard.enabled false', async (t) => {
+  const objects = await renderChart(t, { grafanaDashboard: { enabled: true, annotations: { grafana_folder: 'Vigil' } } });
+  const cm = find(objects, 'ConfigMap', 'vigil-grafana-dashboard');
+  assert.equal(cm.metadata.labels?.grafana_dashboard, '1');
+  assert.equal(cm.metadata.annotations?.grafana_folder, 'Vigil');
+  const dashboard = JSON.parse(configMapText(cm, 'vigil.json')) as { uid: string; title: string };
+  assert.deepEqual(dashboard, JSON.parse(readFileSync(join(CHART_DIR, 'files/grafana-dashboard.json'), 'utf8')));
+  assert.equal(dashboard.uid, 'vigil-overview');
+  assert.equal(maybe(await renderChart(t, { grafanaDashboard: { enabled: false } }), 'ConfigMap', 'vigil-grafana-dashboard'), undefined);
 });
 
 test('every namespaced object lands in the release namespace and carries the release labels', async (t) => {

@@ -52,7 +52,9 @@ test('the deb: control fields, config.yaml as its only conffile, the tree under 
   const paths = new Set(await debPaths(current.deb));
   for (const path of ['/usr/bin/vigil-recorder', '/usr/bin/vigil-operator', '/usr/lib/systemd/system/vigil.service', '/etc/vigil/config.yaml', '/etc/vigil/conf.d',
     '/usr/lib/vigil/runtime/node', '/usr/lib/vigil/app/recorder/dist/src/main.js', '/usr/lib/vigil/app/recorder/dist/web/index.html', '/usr/lib/vigil/app/node_modules/fastify/package.json',
-    '/usr/share/doc/vigil/operations.md', '/usr/share/doc/vigil/copyright']) {
+    '/usr/share/doc/vigil/operations.md', '/usr/share/doc/vigil/copyright', '/usr/share/doc/vigil/runbooks.md',
+    // The alerts and the dashboard of monitoring/tools (docs/operations.md, "Alerts and dashboard").
+    '/usr/share/vigil/prometheus/vigil-rules.yaml', '/usr/share/vigil/grafana/vigil-dashboard.json']) {
     assert.ok(paths.has(path), `the deb installs ${path}`);
   }
   for (const dev of DEV_ONLY) assert.ok(!paths.has(`/usr/lib/vigil/app/node_modules/${dev}`), `no development package ${dev}`);

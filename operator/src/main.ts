@@ -7,6 +7,8 @@ import { defaultIdentity, parseFlags, UsageError, USAGE } from './config/flags.j
 import { loadSettings, SettingsError } from './config/settings.js';
 import { parseLabelSelector, SelectorError } from './controllers/label-selector.js';
 import { createLogger } from './log.js';
+import { defaultLogFormat } from './log-format.js';
+import { readVersion } from './version.js';
 import { OperatorMetrics } from './metrics.js';
 import { Operator } from './operator.js';
 import { startHealthServer } from './runtime/health-server.js';
@@ -25,6 +27,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, clock: Clock 
   let flags;
   let settings;
   let nodeEligible;
+  if (argv.includes('--version')) {
+    process.stdout.write(`${readVersion()}\n`);
+    return 0;
+  }
   try {
     flags = parseFlags(argv, env);
     settings = loadSettings(flags.settingsFile);
@@ -43,7 +49,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, clock: Clock 
   const client = new KubeClient(loadKubeConfig(env));
   const namespace = flags.namespace ?? client.contextNamespace() ?? 'default';
   const identity = flags.identity ?? defaultIdentity();
-  const log = createLogger(flags.logLevel, identity);
+  const log = createLogger(flags.logLevel, identity, flags.logFormat ?? defaultLogFormat(process.stdout.isTTY));
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'vigil_operator_' });
   const metrics = new OperatorMetrics(registry);

@@ -1,5 +1,6 @@
 // Command-line arguments of vigil-recorder.
 import { DEFAULT_CONF_DIR, DEFAULT_CONFIG_FILE } from './config/load.js';
+import { LOG_FORMATS, type LogFormat } from './log/log-format.js';
 
 export interface CliOptions {
   command: 'run' | 'help' | 'version' | 'license-verify';
@@ -8,15 +9,19 @@ export interface CliOptions {
   /** `license verify FILE`: the file, and the key given with --public-key (else the configuration's). */
   licenseFile?: string;
   publicKey?: string;
+  /** --log-format; undefined: pretty on a terminal, JSON otherwise. */
+  logFormat?: LogFormat;
 }
 
-export const USAGE = `usage: vigil-recorder [--config FILE] [--conf-dir DIR]
+export const USAGE = `usage: vigil-recorder [--config FILE] [--conf-dir DIR] [--log-format json|pretty]
        vigil-recorder license verify FILE [--public-key KEY] [--config FILE]
        vigil-recorder --version | --help
 
   --config FILE    configuration file (default ${DEFAULT_CONFIG_FILE}, or $VIGIL_CONFIG)
   --conf-dir DIR   folder of *.yaml files merged over it in lexical order
                    (default ${DEFAULT_CONF_DIR} with the default config, or $VIGIL_CONF_DIR)
+  --log-format F   json (one JSON object a line) or pretty (time, level, camera, message);
+                   default pretty when stdout is a terminal, else json. log_file is always json
   --public-key KEY license verify: the Ed25519 public key (base64 of the raw 32 bytes, or PEM);
                    default license.public_key of the configuration`;
 
@@ -28,6 +33,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
   let command: CliOptions['command'] = 'run';
   let licenseFile: string | undefined;
   let publicKey: string | undefined;
+  let logFormat: LogFormat | undefined;
   let first = 0;
   if (argv[0] === 'license') {
     const file = argv[2];
@@ -47,6 +53,7 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     else if (arg.startsWith('--config=')) configFile = arg.slice('--config='.length);
     else if (arg === '--conf-dir') confDir = value();
     else if (arg.startsWith('--conf-dir=')) confDir = arg.slice('--conf-dir='.length);
+    else if (arg === '--log-format' || arg.startsWith('--log-format=')) logFormat = parseLogFormat(arg === '--log-format' ? value() : arg.slice('--log-format='.length));
     else if (arg === '--help' || arg === '-h') command = 'help';
     else if (arg === '--version') command = 'version';
     else if (arg === '--public-key' && command === 'license-verify') publicKey = value();
@@ -59,5 +66,12 @@ export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv): CliOp
     confDir,
     ...(licenseFile === undefined ? {} : { licenseFile }),
     ...(publicKey === undefined ? {} : { publicKey }),
+    ...(logFormat === undefined ? {} : { logFormat }),
   };
+}
+
+function parseLogFormat(value: string): LogFormat {
+  const format = LOG_FORMATS.find((f) => f === value);
+  if (format === undefined) throw new UsageError(`--log-format must be ${LOG_FORMATS.join(' or ')} (got "${value}")`);
+  return format;
 }

@@ -8,6 +8,7 @@ import { resolveNodeName } from './config/node-name.js';
 import { parseTokensFile } from './config/tokens-file.js';
 import type { VigilConfig } from './config/schema.js';
 import { createLogger } from './log/logger.js';
+import { defaultLogFormat } from './log/log-format.js';
 import { runLicenseVerify } from './license-command.js';
 import { WorkDirLockedError } from './process/work-dir-lock.js';
 import { startRecorder } from './recorder.js';
@@ -80,7 +81,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`vigil-recorder: refusing to start: nodeName is empty and the hostname cannot be read; ${why} (set nodeName or VIGIL_NODE_NAME)\n`);
     return 2;
   }
-  const log = createLogger({ level: config.log_level, ...(config.log_file === undefined ? {} : { logFile: config.log_file }), secrets: () => registry.secrets() });
+  const format = cli.logFormat ?? defaultLogFormat(process.stdout.isTTY);
+  const log = createLogger({ level: config.log_level, format, ...(config.log_file === undefined ? {} : { logFile: config.log_file }), secrets: () => registry.secrets() });
   const node = nodeNameCheck;
   if (node.from === 'hostname') log.info({ node: node.name }, `nodeName is empty; using the hostname "${node.name}" as the node name`);
   else if (node.from === 'nodeName') log.info({ node: node.name }, `node name "${node.name}" from nodeName`);

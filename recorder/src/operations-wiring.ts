@@ -54,6 +54,7 @@ export function cameraStats(fleet: CameraFleet<CameraRuntime>): CameraStats[] {
       stalls: own.stalls,
       fallbacks: own.fallbacks,
       segmentsClosed: own.segmentsClosed,
+      writeErrors: own.writeErrors,
       dropped: hub.dropped,
       viewers: hub.viewers,
       lastFragmentAt: rt.hub.lastFragmentAt,
@@ -86,12 +87,14 @@ export function createOperations(opts: OperationsOptions): Operations {
   ]);
   // Warm the probes (the first write under record_path, the first database connection) before the first caller.
   void readiness.evaluate();
+  const outbox = mode.outbox;
   const metrics = createVigilMetrics({
     cameras: () => cameraStats(fleet),
-    ...(mode.outboxDepth === undefined ? {} : { outboxDepth: mode.outboxDepth }),
+    ...(outbox === undefined ? {} : { outboxDepth: () => outbox.depth, outboxDeliveryErrors: () => outbox.deliveryErrors }),
     ...(certificate === undefined ? {} : { tlsCertificateNotAfter: () => certificate.notAfter() }),
     retentionDeletions: () => retention.deletions,
-    recordPathFreeBytes: async () => (await readDiskSpace(config.record_path)).freeBytes,
+    recordPathSpace: () => readDiskSpace(config.record_path),
+    retentionMinFreePercent: config.record.retention.min_free_percent,
   });
   let listener: MetricsListener | undefined;
   return {

@@ -1,5 +1,6 @@
 // Command-line flags of vigil-operator (kubernetes.md §7) and their defaults from the environment.
 import { hostname } from 'node:os';
+import { LOG_FORMATS, type LogFormat } from '../log-format.js';
 
 export interface OperatorFlags {
   namespace?: string;
@@ -13,6 +14,8 @@ export interface OperatorFlags {
   retryPeriodMs: number;
   nodeSilenceMs: number;
   logLevel: string;
+  /** --log-format; undefined: pretty on a terminal, JSON otherwise. */
+  logFormat?: LogFormat;
 }
 
 export class UsageError extends Error {
@@ -33,6 +36,8 @@ export const USAGE = `usage: vigil-operator --settings FILE [options]
   --retry-period D         leader retry period (default 1s)
   --node-silence D         a node whose heartbeat is older is offline (default 15s)
   --log-level LEVEL        fatal|error|warn|info|debug|trace (default info)
+  --log-format F           json or pretty (time, level, message); default pretty on a terminal, else json
+  --version                print the version and exit
 The Kubernetes API: $KUBECONFIG, else the in-cluster ServiceAccount.
 Durations: 1500ms, 6s, 1m, or plain seconds.`;
 
@@ -54,7 +59,7 @@ export function parseListen(value: string): { host: string; port: number } {
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv): OperatorFlags {
   const values = new Map<string, string>();
-  const known = new Set(['--settings', '--namespace', '--identity', '--listen', '--node-selector', '--lease-duration', '--renew-deadline', '--retry-period', '--node-silence', '--log-level']);
+  const known = new Set(['--settings', '--namespace', '--identity', '--listen', '--node-selector', '--lease-duration', '--renew-deadline', '--retry-period', '--node-silence', '--log-level', '--log-format']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') throw new UsageError(USAGE);
@@ -81,6 +86,12 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv): OperatorFlag
     nodeSilenceMs: parseDuration('--node-silence', values.get('--node-silence') ?? '15s'),
     logLevel: values.get('--log-level') ?? 'info',
   };
+  const logFormat = values.get('--log-format');
+  if (logFormat !== undefined) {
+    const format = LOG_FORMATS.find((f) => f === logFormat);
+    if (format === undefined) throw new UsageError(`--log-format: "${logFormat}" is not one of ${LOG_FORMATS.join(', ')}`);
+    flags.logFormat = format;
+  }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace'].includes(flags.logLevel)) throw new UsageError(`--log-level: "${flags.logLevel}" is not one of fatal, error, warn, info, debug, trace`);
   if (!(flags.renewDeadlineMs < flags.leaseDurationMs)) throw new UsageError('--renew-deadline must be shorter than --lease-duration');
   if (!(flags.retryPeriodMs < flags.renewDeadlineMs)) throw new UsageError('--retry-period must be shorter than --renew-deadline');

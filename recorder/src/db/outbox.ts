@@ -26,6 +26,7 @@ export class DurableOutbox {
   #retryMs = 1000;
   #closed = false;
   #depth = 0;
+  #deliveryErrors = 0;
 
   constructor(opts: OutboxOptions) {
     this.#opts = opts;
@@ -35,6 +36,11 @@ export class DurableOutbox {
   /** Entries waiting on disk (for metrics and tests). */
   get depth(): number {
     return this.#depth;
+  }
+
+  /** Failed delivery attempts since start (for metrics: a database that refuses rows). */
+  get deliveryErrors(): number {
+    return this.#deliveryErrors;
   }
 
   async open(): Promise<void> {
@@ -121,6 +127,7 @@ export class DurableOutbox {
       this.#failing = false;
       this.#retryMs = 1000;
     } catch (err) {
+      this.#deliveryErrors++;
       if (!this.#failing) this.#opts.log.warn({ err: (err as Error).message, waiting: this.#depth }, 'database unreachable; recordings rows wait in the outbox');
       this.#failing = true;
       if (!this.#closed) {

@@ -108,12 +108,13 @@ export class CameraRuntime implements FleetRuntime {
     return this.#supervisor.pid;
   }
 
-  get counters(): { restarts: number; stalls: number; fallbacks: number; segmentsClosed: number; recordingDrops: number } {
+  get counters(): { restarts: number; stalls: number; fallbacks: number; segmentsClosed: number; writeErrors: number; recordingDrops: number } {
     return {
       restarts: this.#supervisor.counters.restarts,
       stalls: this.#supervisor.counters.stalls,
       fallbacks: this.#supervisor.counters.fallbacks,
       segmentsClosed: this.#writer.closedCount,
+      writeErrors: this.#writer.writeErrors,
       recordingDrops: this.#recording.stats.dropped,
     };
   }

@@ -11,13 +11,15 @@ export interface CameraStats {
   /** Times native ingest gave the camera up to ffmpeg. */
   fallbacks: number;
   segmentsClosed: number;
+  /** Segment writes and closes that failed. */
+  writeErrors: number;
   dropped: { recording: number; live: number };
   viewers: number;
   /** Epoch milliseconds of the last fragment; undefined before the first. */
   lastFragmentAt: number | undefined;
 }
 
-type CounterField = 'bytes' | 'fragments' | 'restarts' | 'stalls' | 'fallbacks' | 'segmentsClosed';
+type CounterField = 'bytes' | 'fragments' | 'restarts' | 'stalls' | 'fallbacks' | 'segmentsClosed' | 'writeErrors';
 
 export function registerCameraSeries(registry: Registry, cameras: () => CameraStats[], now: () => number = Date.now): void {
   // Counters restart from zero when a camera restarts (new runtime); Prometheus treats that as a counter reset.
@@ -39,6 +41,7 @@ export function registerCameraSeries(registry: Registry, cameras: () => CameraSt
   counter('vigil_camera_stalls_total', 'Times the camera went silent for stall_seconds', 'stalls');
   counter('vigil_camera_ingest_fallbacks_total', 'Times native ingest gave the camera up to ffmpeg (a codec or payload format it does not handle)', 'fallbacks');
   counter('vigil_camera_segments_closed_total', 'Segment files closed', 'segmentsClosed');
+  counter('vigil_camera_segment_write_errors_total', 'Segment writes and closes that failed (the media they held is lost)', 'writeErrors');
 
   new Counter({
     name: 'vigil_camera_fragments_dropped_total',

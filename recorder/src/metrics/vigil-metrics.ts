@@ -2,16 +2,21 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { registerCameraSeries, type CameraStats } from './camera-series.js';
 import { registerJobMetrics, type JobMetrics } from './job-metrics.js';
+import { registerRecordPathSeries, type DiskSpace } from './record-path-series.js';
 
 /** Live values read at scrape time; every source is optional so a node without a database has no outbox series. */
 export interface MetricsSources {
   cameras(): CameraStats[];
   /** Rows waiting in the database outbox; undefined without a database. */
   outboxDepth?(): number;
+  /** Failed deliveries of outbox rows to the database since start; undefined without a database. */
+  outboxDeliveryErrors?(): number;
   /** Segments deleted by retention since start, by reason. */
   retentionDeletions(): { max_age: number; min_free: number };
-  /** Free bytes (for unprivileged writers) on the record_path file system. */
-  recordPathFreeBytes(): Promise<number>;
+  /** Free (for unprivileged writers) and total bytes of the record_path file system. */
+  recordPathSpace(): Promise<DiskSpace>;
+  /** retention.min_free_percent: the share of record_path retention keeps free. */
+  retentionMinFreePercent: number;
   /** The end of the certificate the API serves; undefined without TLS. */
   tlsCertificateNotAfter?(): Date;
 }
@@ -69,6 +74,18 @@ export function createVigilMetrics(sources: MetricsSources): VigilMetrics {
       },
     });
   }
+  const outboxErrors = sources.outboxDeliveryErrors;
+  if (outboxErrors !== undefined) {
+    new Counter({
+      name: 'vigil_outbox_delivery_errors_total',
+      help: 'Failed attempts to write waiting recordings-table changes to the database (each retried with backoff)',
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(outboxErrors());
+      },
+    });
+  }
   new Counter({
     name: 'vigil_retention_deletions_total',
     help: 'Segments deleted by retention, by reason (max_age, min_free)',
@@ -92,16 +109,7 @@ export function createVigilMetrics(sources: MetricsSources): VigilMetrics {
       },
     });
   }
-  new Gauge({
-    name: 'vigil_record_path_free_bytes',
-    help: 'Free bytes on the file system holding record_path',
-    registers: [registry],
-    async collect() {
-      // A failing statfs (record_path gone) keeps the last reading rather than failing the whole scrape.
-      const free = await sources.recordPathFreeBytes().catch(() => undefined);
-      if (free !== undefined) this.set(free);
-    },
-  });
+  registerRecordPathSeries(registry, () => sources.recordPathSpace(), sources.retentionMinFreePercent);
 
   return {
     registry,

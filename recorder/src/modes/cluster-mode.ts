@@ -56,7 +56,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
       // The API answers: the caches have listed and the heartbeat was renewed within the silence limit.
       reachable: async () => view.synced && (heartbeat.paused || (heartbeat.lastRenewedAt !== undefined && clock.now() - heartbeat.lastRenewedAt < view.nodeSilenceMs())),
     },
-    outboxDepth: db === undefined ? undefined : () => db.outbox.depth,
+    outbox: db?.outbox,
     cluster: {
       metrics: () => clusterMetrics(view, clock.now()),
       leave: (force) => membership.leave(force),

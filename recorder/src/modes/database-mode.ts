@@ -96,7 +96,7 @@ export async function startDatabaseMode(ctx: ModeContext, database: NonNullable<
     peers: staticPeerDirectory(ctx.config.cluster.peers, ctx.config.tls === undefined ? 'http' : 'https'),
     storagePing: () => db.pool.query('SELECT 1'),
     clusterStore: undefined,
-    outboxDepth: () => db.outbox.depth,
+    outbox: db.outbox,
     cluster: undefined,
     segmentClosed: db.segmentClosed,
     segmentsRemoved: db.segmentsRemoved,

@@ -62,8 +62,8 @@ export interface RecorderMode {
   /** Readiness `storage` (the database's `SELECT 1`) and `cluster_store`; undefined when the mode has none. */
   readonly storagePing: (() => Promise<unknown>) | undefined;
   readonly clusterStore: ClusterStore | undefined;
-  /** Rows waiting for the database; undefined when the mode has no database. */
-  readonly outboxDepth: (() => number) | undefined;
+  /** The database outbox (rows waiting, failed deliveries); undefined when the mode has no database. */
+  readonly outbox: { readonly depth: number; readonly deliveryErrors: number } | undefined;
   /** A segment closed (or was found by a rescan): durably queued for the shared index, if the mode has one. */
   segmentClosed(segment: ClosedSegment): Promise<void>;
   segmentsRemoved(segments: readonly ClosedSegment[]): Promise<void>;

@@ -11,7 +11,7 @@ export function standaloneMode(ctx: ModeContext): RecorderMode {
     peers: staticPeerDirectory(ctx.config.cluster.peers, ctx.config.tls === undefined ? 'http' : 'https'),
     storagePing: undefined,
     clusterStore: undefined,
-    outboxDepth: undefined,
+    outbox: undefined,
     cluster: undefined,
     segmentClosed: async () => undefined,
     segmentsRemoved: async () => undefined,

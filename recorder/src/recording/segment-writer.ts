@@ -88,6 +88,8 @@ export class SegmentWriter implements ScheduledWriter {
   /** Segments being closed: no longer open, not yet reported (indexed). */
   readonly #finishing = new Map<number, OpenSegment>();
   #closedCount = 0;
+  /** Segment writes and closes that failed (the bytes they held are lost); a missing record_path is not counted. */
+  #writeErrors = 0;
   #paused = false;
   /** Resolved by close(): closes still waiting for record_path to come back give up (the journal keeps them). */
   #giveUp: () => void = () => undefined;
@@ -103,6 +105,11 @@ export class SegmentWriter implements ScheduledWriter {
 
   get closedCount(): number {
     return this.#closedCount;
+  }
+
+  /** Failed segment writes and closes since start (exported as vigil_camera_segment_write_errors_total). */
+  get writeErrors(): number {
+    return this.#writeErrors;
   }
 
   /**
@@ -282,6 +289,9 @@ export class SegmentWriter implements ScheduledWriter {
     seg.writing = seg.writing.then(async () => {
       await writeAll(seg.handle.fd, parts);
       seg.writtenSize += bytes;
+    }).catch((err: unknown) => {
+      this.#writeErrors++;
+      throw err;
     }).finally(() => {
       seg.unfinishedWrites--;
       // Written, or failed and never to be retried: nobody needs these bytes from here.
@@ -297,7 +307,10 @@ export class SegmentWriter implements ScheduledWriter {
     this.#finishing.set(seg.info.sequence, seg);
     const closing = this.#finish(seg).catch((err: unknown) => {
       if (err instanceof RecordPathMissingError) this.#opts.log.warn({ filename: seg.info.filename }, err.message);
-      else this.#opts.log.error({ filename: seg.info.filename, err: String(err) }, 'segment close failed');
+      else {
+        this.#writeErrors++;
+        this.#opts.log.error({ filename: seg.info.filename, err: String(err) }, 'segment close failed');
+      }
     });
     this.#closing.add(closing);
     void closing.finally(() => {

@@ -56,6 +56,8 @@ test('a failed delivery is retried with the same entries until it succeeds; noth
   assert.ok(attempts.length >= 3, `retried (${attempts.length} attempts)`);
   assert.equal(text().split('\n').filter((l) => l.includes('database unreachable')).length, 1, 'the outage is logged once, not per retry');
   assert.match(text(), /database reachable again/);
+  // Counted per failed attempt (vigil_outbox_delivery_errors_total), while the log says it once.
+  assert.equal(outbox.deliveryErrors, 2);
 });
 
 test('an unreadable entry is set aside and the others are delivered', async (t) => {

@@ -11,18 +11,24 @@ import { parsePrometheusText } from '@vigil/testing/prometheus-text';
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 0xff, 0xd9]);
 
 function sources(over: Partial<MetricsSources> = {}): MetricsSources {
-  return { cameras: () => [], retentionDeletions: () => ({ max_age: 0, min_free: 0 }), recordPathFreeBytes: async () => 1e9, ...over };
+  return { cameras: () => [], retentionDeletions: () => ({ max_age: 0, min_free: 0 }), recordPathSpace: async () => ({ freeBytes: 1e9, totalBytes: 4e9 }), retentionMinFreePercent: 5, ...over };
 }
 
 test('camera series are read at scrape time; a separate registry per recorder, no global state', async () => {
-  const stats = { id: 'gate', bytes: 100, fragments: 2, restarts: 1, stalls: 0, fallbacks: 1, segmentsClosed: 0, dropped: { recording: 0, live: 3 }, viewers: 1, lastFragmentAt: Date.now() - 2000 };
-  const a = createVigilMetrics(sources({ cameras: () => [stats], outboxDepth: () => 7 }));
+  const stats = { id: 'gate', bytes: 100, fragments: 2, restarts: 1, stalls: 0, fallbacks: 1, segmentsClosed: 0, writeErrors: 0, dropped: { recording: 0, live: 3 }, viewers: 1, lastFragmentAt: Date.now() - 2000 };
+  const a = createVigilMetrics(sources({ cameras: () => [stats], outboxDepth: () => 7, outboxDeliveryErrors: () => 3 }));
   const b = createVigilMetrics(sources());
   let text = parsePrometheusText(await a.registry.metrics());
   assert.equal(text.value('vigil_camera_ingest_bytes_total', { camera: 'gate' }), 100);
   assert.equal(text.value('vigil_camera_fragments_dropped_total', { camera: 'gate', subscriber: 'live' }), 3);
   assert.ok(Math.abs((text.value('vigil_camera_seconds_since_last_fragment', { camera: 'gate' }) ?? 0) - 2) < 0.5);
   assert.equal(text.value('vigil_outbox_depth'), 7);
+  assert.equal(text.value('vigil_outbox_delivery_errors_total'), 3);
+  assert.equal(text.value('vigil_camera_segment_write_errors_total', { camera: 'gate' }), 0);
+  // The disk and the floor retention keeps on it (5 % of 4 GB), for the alert on free space under the floor.
+  assert.equal(text.value('vigil_record_path_free_bytes'), 1e9);
+  assert.equal(text.value('vigil_record_path_size_bytes'), 4e9);
+  assert.equal(text.value('vigil_retention_min_free_bytes'), 2e8);
   assert.equal(text.value('vigil_camera_ingest_fallbacks_total', { camera: 'gate' }), 1);
   stats.bytes = 250;
   text = parsePrometheusText(await a.registry.metrics());
@@ -30,6 +36,7 @@ test('camera series are read at scrape time; a separate registry per recorder, n
   const other = parsePrometheusText(await b.registry.metrics());
   assert.equal(other.value('vigil_camera_ingest_bytes_total', { camera: 'gate' }), undefined);
   assert.equal(other.value('vigil_outbox_depth'), undefined);
+  assert.equal(other.value('vigil_outbox_delivery_errors_total'), undefined);
 
   a.jobs.setCount('export', 'running', 2);
   a.jobs.observeDuration('export', 'done', 12);

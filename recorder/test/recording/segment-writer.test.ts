@@ -1,5 +1,7 @@
-// The segment writer's roll: the next file opens before the full one closes, so the current segment never disappears.
+// The segment writer's roll: the next file opens before the full one closes, so the current segment never disappears;
+// a write that fails is counted (vigil_camera_segment_write_errors_total).
 import assert from 'node:assert/strict';
+import { closeSync, openSync, readdirSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -68,4 +70,56 @@ test('rolling to the next segment: the full one stays current until the next one
   const second = writer.current();
   assert.ok(second !== undefined && second.filename !== first.filename && second.sequence === first.sequence + 1, 'then the next one is');
   await writer.close();
+});
+
+/** Puts /dev/full (every write fails with ENOSPC) under the file descriptor `fd`: close it, then open until that number is given again. */
+function replaceWithFullDevice(fd: number): void {
+  closeSync(fd);
+  const extra: number[] = [];
+  for (let i = 0; i < 64; i++) {
+    const got = openSync('/dev/full', 'w');
+    if (got === fd) break;
+    extra.push(got);
+  }
+  for (const other of extra) closeSync(other);
+}
+
+test('a segment write that fails (a full disk) is counted in writeErrors and logged; the writer goes on', async (t) => {
+  const dir = await tempDir(t);
+  const source = await encodeFragmented(dir, 'source.mp4', { seconds: 2, video: ['-c:v', 'libx264', '-preset', 'ultrafast', '-g', '25'], size: '320x240' });
+  const { inits, fragments } = parseChunked(await readFile(source), () => 65_536);
+  const init = inits[0];
+  assert.ok(init !== undefined);
+  const lines: string[] = [];
+  const writer = new SegmentWriter({
+    cameraId: 'door',
+    recordPath: dir,
+    format: 'fmp4',
+    segmentSeconds: 60,
+    sequences: new SequenceStore(join(dir, 'work'), dir),
+    journal: new OpenSegmentJournal(join(dir, 'work')),
+    log: pino({ level: 'info' }, { write: (line: string) => void lines.push(line) }),
+    remux: async () => undefined,
+    onSegmentClosed: () => undefined,
+  });
+  const base = Date.parse('2026-05-01T10:00:00Z');
+  await writer.handle({ type: 'init', init });
+  await writer.handle({ type: 'fragment', fragment: fragments[0]!, receivedAt: base });
+  const open = writer.current();
+  assert.ok(open !== undefined);
+  assert.equal(writer.writeErrors, 0);
+  // The open segment's file descriptor, found as the kernel names it.
+  const fd = readdirSync('/proc/self/fd').map(Number).find((n) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${n}`) === join(dir, open.filename);
+    } catch {
+      return false;
+    }
+  });
+  assert.ok(fd !== undefined, 'the segment file is open');
+  replaceWithFullDevice(fd);
+  for (let i = 1; i < fragments.length; i++) await writer.handle({ type: 'fragment', fragment: fragments[i]!, receivedAt: base + i * 40 });
+  await writer.close();
+  assert.ok(writer.writeErrors > 0, 'the failed writes are counted');
+  assert.ok(lines.some((l) => /segment (write|close) failed/.test(l) && /ENOSPC/.test(l)), lines.join(''));
 });
