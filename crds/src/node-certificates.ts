@@ -17,5 +17,5 @@ export const NODE_CERTIFICATE_USAGES = ['digital signature', 'server auth'] as c
 /** A node renews once this share of its certificate's lifetime has passed. */
 export const RENEW_AT_FRACTION = 2 / 3;
 
-/** The operator deletes a node's finished (issued, denied, failed) requests once they are this old. */
+/** The operator deletes a node's finished (issued, denied, failed) requests an hour after they finished. */
 export const FINISHED_REQUEST_TTL_MS = 3600_000;

@@ -29,7 +29,13 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
   let camerasNow = (): number => 0;
   const heartbeat = new Heartbeat({
     client, namespace, nodeName, clock, log,
-    report: () => ({ url: advertised, publicUrl: config.cluster.public_url, version: ctx.version, cameras: camerasNow() }),
+    report: () => {
+      const validity = ctx.servedValidity?.();
+      return {
+        url: advertised, publicUrl: config.cluster.public_url, version: ctx.version, cameras: camerasNow(),
+        ...(validity === undefined ? {} : { certificateNotAfter: validity.notAfter.toISOString(), certificateExpiringFrom: validity.expiringFrom.toISOString() }),
+      };
+    },
   });
   const requests = new MembershipRequestChannel({ view, nodeName, annotate: (a) => heartbeat.annotate(a), clock });
   const membership = new ClusterMembership({ view, nodeName, heartbeat, requests, source, cache, clock, log });
