@@ -6,7 +6,9 @@ export const DEFAULT_RECORDER_SIGNER = 'vigil.io/recorder-serving';
 
 /** The release CA (built-in signer): its key and certificate, readable by the operator alone (type kubernetes.io/tls). */
 export const CA_SECRET_NAME = 'vigil-ca';
-/** The release CA's certificate, published for the recorder Pods to mount as cluster.tls.ca_file. */
+/** The next release CA while a rotation is under way (made a year before the current one ends, or brought by you). */
+export const CA_NEXT_SECRET_NAME = 'vigil-ca-next';
+/** The release CA's certificate (the trust bundle while a rotation is under way), published for the recorder Pods to mount as cluster.tls.ca_file. */
 export const CA_CONFIGMAP_NAME = 'vigil-ca';
 /** The key of the CA certificate in that ConfigMap (and in trust-manager bundles, by convention). */
 export const CA_BUNDLE_KEY = 'ca.crt';
