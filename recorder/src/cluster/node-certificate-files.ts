@@ -1,9 +1,10 @@
 // Where a node keeps its key and certificate in cluster mode (cluster.dataDir/node_<name>/tls/), what a certificate
 // there must be to be kept, and the provisional pair served until it has one.
-import { X509Certificate, type KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSelfSignedCertificate } from '@vigil/kube';
+import { dnsNamesOf, issuedBy, parseCertificates } from '../tls/pem.js';
 import { NODE_TLS_DIR } from './assignment-cache.js';
 
 export interface NodeCertificateFiles {
@@ -22,16 +23,6 @@ export function provisionalPair(key: KeyObject, dnsNames: readonly string[], now
   return { certPem, keyPem: key.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
-export function certificatesIn(text: string): X509Certificate[] {
-  return (text.match(PEM_CERTIFICATE) ?? []).map((block) => new X509Certificate(block));
-}
-
-/** The DNS names of a certificate's subjectAltName. */
-export function dnsNamesOf(cert: X509Certificate): string[] {
-  return (cert.subjectAltName ?? '').split(/,\s*/).filter((n) => n.startsWith('DNS:')).map((n) => n.slice(4));
-}
 
 /**
  * What the node makes of a certificate: kept until renewAt; or not kept, with why. `servable` marks a certificate that
@@ -60,7 +51,7 @@ export function assessNodeCertificate(input: AssessInput): CertificateAssessment
   if (input.certPem === undefined) return refused('it has no certificate yet');
   let chain: X509Certificate[];
   try {
-    chain = certificatesIn(input.certPem);
+    chain = parseCertificates(input.certPem);
   } catch (err) {
     return refused(`the certificate cannot be parsed (${(err as Error).message})`);
   }
@@ -71,7 +62,7 @@ export function assessNodeCertificate(input: AssessInput): CertificateAssessment
   if (have.length !== input.dnsNames.length || input.dnsNames.some((n) => !have.includes(n))) {
     return refused(`the names it needs differ (the certificate names ${have.join(', ')}; it needs exactly ${input.dnsNames.join(', ')})`);
   }
-  if (input.trusted !== undefined && !input.trusted.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey))) {
+  if (input.trusted !== undefined && !input.trusted.some((ca) => issuedBy(leaf, ca))) {
     return refused(`the certificate was not issued by a CA of cluster.tls.ca_file (issuer ${leaf.issuer.replace(/\n/g, ', ')})`);
   }
   const start = Date.parse(leaf.validFrom);

@@ -7,7 +7,8 @@ import { NODE_CERTIFICATE_USAGES, RENEW_AT_FRACTION } from '@vigil/crds';
 import { createSigningRequest, Resources, type CertificateSigningRequest, type KubeClient } from '@vigil/kube';
 import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../util/clock.js';
-import { assessNodeCertificate, certificatesIn, readOptional, type CertificateAssessment, type NodeCertificateFiles } from './node-certificate-files.js';
+import { parseCertificates } from '../tls/pem.js';
+import { assessNodeCertificate, readOptional, type CertificateAssessment, type NodeCertificateFiles } from './node-certificate-files.js';
 
 /** What the served certificate offers: a reload of its files, and the reason it still waits (readiness, 503s). */
 export interface ServedNodeCertificate {
@@ -88,7 +89,7 @@ export class NodeCertificateRequester {
     if (this.#o.caFile === undefined) return undefined;
     try {
       const text = await readOptional(this.#o.caFile);
-      const certs = text === undefined ? [] : certificatesIn(text);
+      const certs = text === undefined ? [] : parseCertificates(text);
       return certs.length > 0 ? certs : undefined;
     } catch {
       return undefined;
@@ -184,10 +185,10 @@ export class NodeCertificateRequester {
       await rename(tmp, this.#o.files.certFile);
       await this.#o.served.reload();
     }
-    const leaf = certificatesIn(pem)[0];
     if (!issued.keep) {
       throw new Error(`CertificateSigningRequest ${csrName} was issued a certificate this node does not keep${servedAnyway ? ' (served until a better one comes)' : ''}: ${issued.why}`);
     }
+    const leaf = parseCertificates(pem)[0];
     this.#log.info({ csr: csrName, serial: leaf?.serialNumber, not_after: new Date(issued.notAfter).toISOString(), renew_at: new Date(issued.renewAt).toISOString() }, 'node certificate issued and served');
   }
 }
