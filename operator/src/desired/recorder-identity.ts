@@ -1,4 +1,4 @@
-// RecorderNode + settings → the node's own identity (kubernetes.md §5 "Least privilege"): a ServiceAccount for its
+// RecorderNode + settings → the node's own identity (kubernetes.md §18 "Least privilege"): a ServiceAccount for its
 // recorder Pod, a Role that lets it write its own heartbeat Lease and read its own camera credentials Secret and nothing
 // else, the bindings to that Role and to the chart's shared recorder rules (read-only but for Camera status), and the
 // heartbeat Lease itself, made empty so that the recorder never needs to create Leases. The chart's recorder
