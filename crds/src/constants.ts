@@ -42,6 +42,8 @@ export const RecorderNodeCondition = {
   Rolled: 'Rolled',
   /** The node's recorder Pod exists; False with the API's message while its creation is refused (e.g. Pod Security). */
   PodCreated: 'PodCreated',
+  /** The certificate the node's API serves is not near its end (False: CertificateExpiring, CertificateExpired). */
+  CertificateValid: 'CertificateValid',
 } as const;
 
 /** Reasons of the Camera conditions (machine-readable, CamelCase as the API conventions ask). */
@@ -139,6 +141,12 @@ export const NodeReportAnnotations = {
   publicUrl: 'vigil.io/public-url',
   version: 'vigil.io/version',
   cameras: 'vigil.io/cameras',
+  /**
+   * The certificate the node's API serves (RFC 3339): its end, and when the recorder counts it as expiring (its readiness
+   * check's rule, health/tls-check.ts); absent without TLS or while the node waits for its own.
+   */
+  certificateNotAfter: 'vigil.io/certificate-not-after',
+  certificateExpiringFrom: 'vigil.io/certificate-expiring-from',
 } as const;
 
 /**

@@ -33,7 +33,9 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
       const role = find(objects, 'Role', `vigil-${who}`);
       // The operator may also read its own ClusterRole (a name only the release knows): the owner of the RecorderNodes.
       const ownRole = { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterroles'], resourceNames: ['vigil-vigil-operator'], verbs: ['get'] };
-      assert.deepEqual(clusterRole.rules, who === 'operator' ? [...rules.clusterRules, ownRole] : rules.clusterRules);
+      // ... and update the recorder ClusterRoleBinding alone (its subjects: the nodes' ServiceAccounts).
+      const recorderBinding = { apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterrolebindings'], resourceNames: ['vigil-vigil-recorder'], verbs: ['update'] };
+      assert.deepEqual(clusterRole.rules, who === 'operator' ? [...rules.clusterRules, ownRole, recorderBinding] : rules.clusterRules);
       assert.deepEqual(role.rules, rules.namespacedRules);
       for (const rule of [...(clusterRole.rules as Rule[]), ...(role.rules as Rule[])]) {
         for (const word of [...rule.apiGroups, ...rule.resources, ...rule.verbs]) assert.ok(!word.includes('*'), `${who}: wildcard in ${JSON.stringify(rule)}`);
@@ -42,6 +44,10 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
         // Each node's recorder runs as a ServiceAccount of its own that the operator makes and binds (least privilege).
         assert.equal(maybe(objects, 'ServiceAccount', 'vigil-recorder'), undefined);
         assert.equal(objects.filter((o) => ['RoleBinding', 'ClusterRoleBinding'].includes(o.kind ?? '') && JSON.stringify(o).includes('"vigil-recorder"')).length, 0);
+        // The recorder ClusterRole's one binding, made without subjects: the operator keeps them (one per node).
+        const shared = find(objects, 'ClusterRoleBinding', 'vigil-vigil-recorder');
+        assert.deepEqual(shared.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'vigil-vigil-recorder' });
+        assert.equal(shared.subjects, undefined);
         continue;
       }
       for (const [kind, roleKind] of [['ClusterRoleBinding', 'ClusterRole'], ['RoleBinding', 'Role']] as const) {

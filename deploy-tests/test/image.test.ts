@@ -1,5 +1,5 @@
 // The Dockerfile, read where no Docker engine runs: its sources exist and are in the build context, the runtime stage
-// holds only the runtime workspaces (no tests, fixtures or emulator), runs as uid 10001, and starts binaries that exist.
+// holds only the runtime workspaces (no tests, fixtures or test control plane), runs as uid 10001, and starts binaries that exist.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
@@ -55,7 +55,7 @@ test('every COPY from the build context names files that exist and that .dockeri
   for (const kept of ['.git', '**/node_modules', '**/dist', 'testing/.tools', 'var']) assert.ok(ignored.includes(kept), `.dockerignore keeps ${kept} out`);
 });
 
-test('the runtime holds only the runtime workspaces: no test support, tests, fixtures or emulator', () => {
+test('the runtime holds only the runtime workspaces: no test support, tests, fixtures or test control plane', () => {
   const all = instructions();
   const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
   const listed = /p\.workspaces = (\[[^\]]*\])/.exec(dockerfile);

@@ -28,6 +28,7 @@ import { reconcileCertificateRequestsFor } from './controllers/certificate-reque
 import { RELEASE_CA_KEY, reconcileReleaseCaFor } from './controllers/release-ca.js';
 import type { LabelMatcher } from './controllers/label-selector.js';
 import { MANAGED_BY, NODE_ANNOTATION } from './desired/names.js';
+import { recorderClusterBindingName } from './desired/recorder-identity.js';
 
 export interface OperatorOptions {
   client: KubeClient;
@@ -84,7 +85,8 @@ export class Operator {
       serviceAccounts: informer<ServiceAccount>('serviceaccounts', Resources.serviceAccounts, namespace, { labelSelector: ours }),
       roles: informer<Role>('roles', Resources.roles, namespace, { labelSelector: ours }),
       roleBindings: informer<Binding>('rolebindings', Resources.roleBindings, namespace, { labelSelector: ours }),
-      clusterRoleBindings: informer<Binding>('clusterrolebindings', Resources.clusterRoleBindings, undefined, { labelSelector: ours }),
+      // The chart's recorder ClusterRoleBinding alone (the operator keeps its subjects).
+      clusterRoleBindings: informer<Binding>('clusterrolebindings', Resources.clusterRoleBindings, undefined, { fieldSelector: `metadata.name=${recorderClusterBindingName(opts.settings)}` }),
       // The recorders' requests only (other signers' CSRs, the kubelets' say, are never in memory).
       ...(opts.settings.tls === undefined ? {} : {
         certificateSigningRequests: informer<CertificateSigningRequest>('certificatesigningrequests', Resources.certificateSigningRequests, undefined, { fieldSelector: `spec.signerName=${opts.settings.tls.signerName}` }),
@@ -177,7 +179,12 @@ export class Operator {
       c.identity.enqueue(node);
       c.pods.enqueue(node); // a recorder Pod waits for its whole identity
     };
-    for (const cache of [caches.serviceAccounts, caches.roles, caches.roleBindings, caches.clusterRoleBindings]) cache.onChange(identityOf);
+    for (const cache of [caches.serviceAccounts, caches.roles, caches.roleBindings]) cache.onChange(identityOf);
+    // The shared recorder binding changed (or was made by a helm upgrade): every node's identity is checked again.
+    caches.clusterRoleBindings.onChange(() => {
+      allNodes(c.identity);
+      allNodes(c.pods);
+    });
     caches.configMaps.onChange((key) => {
       if (key === `${namespace}/${CA_CONFIGMAP_NAME}`) c.releaseCa.enqueue(RELEASE_CA_KEY);
       if (key !== `${namespace}/${settings.recorder.configMap}`) return;

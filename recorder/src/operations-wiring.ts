@@ -67,7 +67,7 @@ export function createOperations(opts: OperationsOptions): Operations {
   const license = new LicenseMonitor({ file: config.license_file, publicKey: config.license.public_key, required: config.license.required }, log, opts.clock);
   const healthLog = log.child({ component: 'readiness' });
   let lastDirFailure: string | undefined;
-  let lastExpiringWarned: number | undefined;
+  let lastExpiryWarned: string | undefined;
   const readiness = new ReadinessChecks([
     storageCheck(mode.storagePing),
     clusterStoreCheck(mode.clusterStore),
@@ -79,10 +79,17 @@ export function createOperations(opts: OperationsOptions): Operations {
       },
     }),
     licenseCheck(license),
-    tlsCheck(certificate, () => opts.clock.now(), (notAfter) => {
-      if (notAfter.getTime() === lastExpiringWarned) return;
-      lastExpiringWarned = notAfter.getTime();
-      healthLog.error({ not_after: notAfter.toISOString() }, `the API's certificate ends at ${notAfter.toISOString()}, within 7 days; readiness fails (check tls) until a renewed one is in place`);
+    tlsCheck(certificate, () => opts.clock.now(), {
+      onExpiring: (notAfter) => {
+        if (`expiring ${notAfter.getTime()}` === lastExpiryWarned) return;
+        lastExpiryWarned = `expiring ${notAfter.getTime()}`;
+        healthLog.warn({ not_after: notAfter.toISOString() }, `the API's certificate ends at ${notAfter.toISOString()} and has not been renewed; it is served until then (readiness passes), renew it before`);
+      },
+      onExpired: (notAfter) => {
+        if (`expired ${notAfter.getTime()}` === lastExpiryWarned) return;
+        lastExpiryWarned = `expired ${notAfter.getTime()}`;
+        healthLog.error({ not_after: notAfter.toISOString() }, `the API's certificate ended at ${notAfter.toISOString()}; clients refuse it, readiness fails (check tls) until a renewed one is in place`);
+      },
     }),
   ]);
   // Warm the probes (the first write under record_path, the first database connection) before the first caller.

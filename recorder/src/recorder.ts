@@ -26,6 +26,7 @@ import type { CameraControl } from './http/services.js';
 import { startJobs } from './jobs-wiring.js';
 import { startRecorderMode } from './modes/select-mode.js';
 import type { RecorderMode } from './modes/recorder-mode.js';
+import { expiryMarginMs, type ServedCertificate } from './health/tls-check.js';
 import { createOperations } from './operations-wiring.js';
 import { playbackService } from './playback-wiring.js';
 import { apiTokens } from './api-tokens.js';
@@ -139,7 +140,22 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const sequences = new SequenceStore(config.work_dir, config.record_path);
   const index = new SegmentIndex();
 
-  const mode = await startRecorderMode({ config, nodeName: deps.nodeName, version: deps.version, env: deps.env ?? {}, log, registry, clock, ...(nodeCertificate === undefined ? {} : { nodeCertificate }) });
+  const served = certificate;
+  // A node certificate of the CSR API may be short-lived: its expiry margin is the last sixth of its lifetime when that is under 7 days.
+  const servedCertificate: ServedCertificate | undefined = served === undefined ? undefined : {
+    notAfter: () => served.current.notAfter,
+    waiting: () => served.waiting,
+    ...(nodeCertificate === undefined ? {} : { notBefore: () => served.current.notBefore }),
+  };
+  const servedValidity = servedCertificate === undefined ? undefined : () => {
+    if (servedCertificate.waiting?.() !== undefined) return undefined;
+    const notAfter = servedCertificate.notAfter();
+    return { notAfter, expiringFrom: new Date(notAfter.getTime() - expiryMarginMs(servedCertificate)) };
+  };
+  const mode = await startRecorderMode({
+    config, nodeName: deps.nodeName, version: deps.version, env: deps.env ?? {}, log, registry, clock,
+    ...(nodeCertificate === undefined ? {} : { nodeCertificate }), ...(servedValidity === undefined ? {} : { servedValidity }),
+  });
   const segmentClosed = async (seg: ClosedSegment): Promise<void> => {
     index.add(seg);
     await mode.segmentClosed(seg);
@@ -217,13 +233,6 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const clusterToken = fileClusterToken(config.auth.cluster_token_file, log, clock);
   const tokens = apiTokens(config, log, clock);
   const auth = new TokenAuthenticator(() => tokens.current(), config.auth.disabled, () => clusterToken.current());
-  const served = certificate;
-  // A node certificate of the CSR API may be short-lived: its readiness margin is the last sixth of its lifetime when that is under 7 days.
-  const servedCertificate = served === undefined ? undefined : {
-    notAfter: () => served.current.notAfter,
-    waiting: () => served.waiting,
-    ...(nodeCertificate === undefined ? {} : { notBefore: () => served.current.notBefore }),
-  };
   const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock, certificate: servedCertificate });
   const peers = peerClient({ caFile: config.cluster.tls?.ca_file, log, clock });
   const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, peerClient: peers, clusterToken, clock, metrics: operations.metrics.jobs });

@@ -33,6 +33,8 @@ export interface TestCa {
   readonly caSpkiSha256: string;
   /** Issues a server certificate and key into `<dir>/<name>.crt` and `.key`. */
   issue(name: string, opts?: IssueOptions): Promise<IssuedCertificate>;
+  /** Signs a PKCS#10 request (PEM) as a signer would: for the request's key, with the names in `opts.hosts`; the certificate PEM. */
+  signRequest(csrPem: string, opts: IssueOptions & { hosts: string[] }): Promise<string>;
 }
 
 const CURVE = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
@@ -75,6 +77,8 @@ export async function createTestCa(dir: string, opts: { name?: string; intermedi
     chainTail = await readFile(issuer.cert, 'utf8');
   }
   const caPem = await readFile(root.cert, 'utf8');
+  const sanOf = (hosts: string[]): string => hosts.map((h) => (/^[\d.]+$|:/.test(h) ? `IP:${h}` : `DNS:${h}`)).join(',');
+  const leafExtensions = (hosts: string[]): string => `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=${sanOf(hosts)}\n`;
   return {
     dir,
     caPem,
@@ -82,10 +86,9 @@ export async function createTestCa(dir: string, opts: { name?: string; intermedi
     caSpkiSha256: spkiSha256(caPem),
     issue: async (certName, issueOpts = {}) => {
       const hosts = issueOpts.hosts ?? ['127.0.0.1', 'localhost'];
-      const names = hosts.map((h) => (/^[\d.]+$|:/.test(h) ? `IP:${h}` : `DNS:${h}`)).join(',');
       const work = join(dir, `issue-${certName}-${serialHex().slice(0, 8)}`);
       await mkdir(work);
-      await signed(work, 'server', issuer, hosts[0] ?? certName, issueOpts.days ?? 90, `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\nsubjectAltName=${names}\n`);
+      await signed(work, 'server', issuer, hosts[0] ?? certName, issueOpts.days ?? 90, leafExtensions(hosts));
       const certPem = (await readFile(join(work, 'server.crt'), 'utf8')) + chainTail;
       const keyPem = await readFile(join(work, 'server.key'), 'utf8');
       const certFile = join(dir, `${certName}.crt`);
@@ -97,6 +100,14 @@ export async function createTestCa(dir: string, opts: { name?: string; intermedi
       await rename(`${keyFile}.tmp`, keyFile);
       const leaf = new X509Certificate(certPem);
       return { certFile, keyFile, certPem, keyPem, serial: leaf.serialNumber, notAfter: new Date(leaf.validTo), spkiSha256: spkiSha256(certPem) };
+    },
+    signRequest: async (csrPem, signOpts) => {
+      const work = join(dir, `sign-${serialHex().slice(0, 8)}`);
+      await mkdir(work);
+      await writeFile(join(work, 'request.csr'), csrPem);
+      await writeFile(join(work, 'leaf.ext'), leafExtensions(signOpts.hosts));
+      await openssl(['x509', '-req', '-in', join(work, 'request.csr'), '-CA', issuer.cert, '-CAkey', issuer.key, '-set_serial', `0x${serialHex()}`, '-days', String(signOpts.days ?? 90), '-extfile', join(work, 'leaf.ext'), '-out', join(work, 'leaf.crt')], 'x509 -req (sign a request)');
+      return (await readFile(join(work, 'leaf.crt'), 'utf8')) + chainTail;
     },
   };
 }

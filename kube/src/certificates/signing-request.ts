@@ -32,8 +32,6 @@ export interface SigningRequestContent {
   dnsNames: string[];
   /** Names of other kinds (IP addresses, e-mail addresses, URIs, …), as "IP:10.0.0.1", "email:a@b", "URI:…". */
   otherNames: string[];
-  /** Extensions other than the subject alternative names, by OID. */
-  otherExtensions: string[];
   keyType: string;
   /** ECDSA P-256: the one key type a node's request may have. */
   p256: boolean;
@@ -72,16 +70,25 @@ export function readSigningRequest(pem: string): SigningRequestContent {
   const info = csr.certificationRequestInfo;
   const dnsNames: string[] = [];
   const otherNames: string[] = [];
-  const otherExtensions: string[] = [];
+  // Only the subject alternative names are read: a signer issues its own extensions, never the ones asked for.
   for (const attr of info.attributes ?? []) {
     if (attr.type !== ID_EXTENSION_REQUEST) continue;
     for (const value of attr.values) {
-      for (const ext of AsnConvert.parse(value, Extensions)) {
-        if (ext.extnID !== id_ce_subjectAltName) {
-          otherExtensions.push(ext.extnID);
-          continue;
+      let extensions: Extensions;
+      try {
+        extensions = AsnConvert.parse(value, Extensions);
+      } catch (err) {
+        throw new SigningRequestError(`the request's extensionRequest attribute does not parse: ${(err as Error).message}`);
+      }
+      for (const ext of extensions) {
+        if (ext.extnID !== id_ce_subjectAltName) continue;
+        let names: SubjectAlternativeName;
+        try {
+          names = AsnConvert.parse(ext.extnValue.buffer, SubjectAlternativeName);
+        } catch (err) {
+          throw new SigningRequestError(`the request's subjectAltName extension does not parse: ${(err as Error).message}`);
         }
-        for (const name of AsnConvert.parse(ext.extnValue.buffer, SubjectAlternativeName)) {
+        for (const name of names) {
           if (name.dNSName !== undefined) dnsNames.push(name.dNSName);
           else otherNames.push(describeName(name));
         }
@@ -92,13 +99,16 @@ export function readSigningRequest(pem: string): SigningRequestContent {
   const tbs = csr.certificationRequestInfoRaw ?? AsnConvert.serialize(info);
   let signatureValid = false;
   if (csr.signatureAlgorithm.algorithm === ID_ECDSA_WITH_SHA256 && keyType.p256) {
-    signatureValid = verifyDer(tbs, csr.signature, publicKeyOf(info.subjectPKInfo));
+    try {
+      signatureValid = verifyDer(tbs, csr.signature, publicKeyOf(info.subjectPKInfo));
+    } catch {
+      signatureValid = false; // a key that does not parse signs nothing
+    }
   }
   return {
     commonName: commonNameOf(info.subject),
     dnsNames,
     otherNames,
-    otherExtensions,
     keyType: keyType.name,
     p256: keyType.p256,
     signatureValid,

@@ -7,6 +7,9 @@ export interface NodeReport {
   publicUrl?: string;
   version?: string;
   cameras?: number;
+  /** The served certificate's end, and from when the recorder counts it as expiring (RFC 3339). */
+  certificateNotAfter?: string;
+  certificateExpiringFrom?: string;
 }
 
 /** The report a heartbeat Lease carries ({} when it carries none). */
@@ -18,6 +21,10 @@ export function reportOf(lease: Lease | undefined): NodeReport {
   if (a[NodeReportAnnotations.version]) report.version = a[NodeReportAnnotations.version];
   const cameras = Number(a[NodeReportAnnotations.cameras]);
   if (a[NodeReportAnnotations.cameras] !== undefined && Number.isInteger(cameras) && cameras >= 0) report.cameras = cameras;
+  for (const key of ['certificateNotAfter', 'certificateExpiringFrom'] as const) {
+    const value = a[NodeReportAnnotations[key]];
+    if (value !== undefined && Number.isFinite(Date.parse(value))) report[key] = value;
+  }
   return report;
 }
 
@@ -28,5 +35,7 @@ export function reportAnnotations(report: NodeReport): Record<string, string | n
     [NodeReportAnnotations.publicUrl]: report.publicUrl ?? null,
     [NodeReportAnnotations.version]: report.version ?? null,
     [NodeReportAnnotations.cameras]: report.cameras === undefined ? null : String(report.cameras),
+    [NodeReportAnnotations.certificateNotAfter]: report.certificateNotAfter ?? null,
+    [NodeReportAnnotations.certificateExpiringFrom]: report.certificateExpiringFrom ?? null,
   };
 }

@@ -4,13 +4,21 @@
 import { createHash } from 'node:crypto';
 import { FINISHED_REQUEST_TTL_MS } from '@vigil/crds';
 import { BACKDATE_MS, issueCertificate, readSigningRequest, Resources, type CertificateSigningRequest, type KubeObject } from '@vigil/kube';
-import { awaitsDecision, decideCertificateRequest, finishedRequestExpiresAt } from '../desired/node-certificate.js';
+import { awaitsDecision, decideCertificateRequest, decideSigning, finishedRequestExpiresAt } from '../desired/node-certificate.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import type { ControllerContext } from './context.js';
 import { readReleaseCa } from './release-ca.js';
 
 function isApproved(csr: CertificateSigningRequest): boolean {
   return (csr.status?.conditions ?? []).some((c) => c.type === 'Approved' && c.status === 'True');
+}
+
+function conditionTime(now: number): string {
+  return new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function isFailed(csr: CertificateSigningRequest): boolean {
+  return (csr.status?.conditions ?? []).some((c) => c.type === 'Failed' && c.status === 'True');
 }
 
 function asEventObject(csr: CertificateSigningRequest): KubeObject & { apiVersion: string; kind: string } {
@@ -29,7 +37,7 @@ export function reconcileCertificateRequestsFor(ctx: ControllerContext) {
     if (awaitsDecision(csr, tls)) {
       const decision = decideCertificateRequest(csr, ctx.caches.recorderNodes.list(), ctx.namespace, ctx.settings);
       if (decision.action === 'none') return;
-      const now = new Date(ctx.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const now = conditionTime(ctx.clock.now());
       const condition = decision.action === 'approve'
         ? { type: 'Approved', status: 'True', reason: 'RecorderNodeIdentity', message: decision.message, lastUpdateTime: now }
         : { type: 'Denied', status: 'True', reason: decision.reason, message: decision.message, lastUpdateTime: now };
@@ -46,7 +54,18 @@ export function reconcileCertificateRequestsFor(ctx: ControllerContext) {
       return;
     }
 
-    if (tls.sign && isApproved(csr) && (csr.status?.certificate ?? '') === '') {
+    if (tls.sign && isApproved(csr) && !isFailed(csr) && (csr.status?.certificate ?? '') === '') {
+      const verdict = decideSigning(csr, ctx.caches.recorderNodes.list(), ctx.namespace, ctx.settings);
+      if (verdict.action === 'fail') {
+        const now = conditionTime(ctx.clock.now());
+        const failed = { type: 'Failed', status: 'True', reason: verdict.reason, message: verdict.message, lastUpdateTime: now, lastTransitionTime: now };
+        const body: CertificateSigningRequest = { ...csr, status: { ...csr.status, conditions: [...(csr.status?.conditions ?? []), failed] } };
+        requests.upsert(await ctx.client.replace(Resources.certificateSigningRequests, body, { subresource: 'status', signal }));
+        const rn = verdict.node === undefined ? undefined : recorderNodeNamed(verdict.node);
+        log.warn({ node: verdict.node, reason: verdict.reason }, `approved certificate request not signed: ${verdict.message}`);
+        ctx.events.warning(rn ?? asEventObject(csr), 'CertificateNotSigned', `CertificateSigningRequest ${name} approved but not signed (${verdict.reason}): ${verdict.message}`);
+        return;
+      }
       const ca = await readReleaseCa(ctx, signal);
       if (ca === undefined || ca instanceof Error) return { requeueAfterMs: 2000 }; // the release-ca controller says why
       const request = readSigningRequest(Buffer.from(csr.spec.request, 'base64').toString('utf8'));
@@ -75,6 +94,6 @@ export function reconcileCertificateRequestsFor(ctx: ControllerContext) {
     const wait = expiresAt - ctx.clock.now();
     if (wait > 0) return { requeueAfterMs: Math.min(wait + 1000, 3600_000) };
     await ctx.client.delete(Resources.certificateSigningRequests, undefined, name, { uid: csr.metadata.uid ?? '', signal });
-    log.info('finished certificate request deleted (older than an hour)');
+    log.info('finished certificate request deleted (an hour after it finished)');
   };
 }

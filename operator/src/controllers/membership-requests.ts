@@ -10,18 +10,21 @@ import { applyStatusCached, createCached, nsKey, type ControllerContext } from '
 export const MEMBERSHIP_FIELD_MANAGER = 'vigil-operator-membership';
 
 export function reconcileMembershipRequestsFor(ctx: ControllerContext) {
-  /** Unreadable requests already logged (by Lease resourceVersion), so a bad annotation is reported once. */
-  const unreadable = new Set<string>();
+  /**
+   * The unreadable request last reported per node (the annotation's text): a bad request is reported once, not at every
+   * heartbeat that renews its Lease; one entry per node at most, dropped once the node's request is readable or gone.
+   */
+  const unreadable = new Map<string, string>();
   return async (requester: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const lease = ctx.caches.leases.get(nsKey(ctx, nodeLeaseName(requester)));
     const text = lease?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION];
     const { request, error } = parseMembershipRequest(text);
     if (error !== undefined) {
-      const seen = `${requester}@${lease?.metadata.resourceVersion}`;
-      if (!unreadable.has(seen)) ctx.log.warn({ node: requester, err: error }, 'a membership request on a heartbeat Lease is not readable; ignored');
-      unreadable.add(seen);
+      if (unreadable.get(requester) !== text) ctx.log.warn({ node: requester, err: error }, 'a membership request on a heartbeat Lease is not readable; ignored');
+      unreadable.set(requester, text ?? '');
       return;
     }
+    unreadable.delete(requester);
     if (request === undefined) return;
     const self = ctx.caches.recorderNodes.get(requester);
     if (self === undefined || self.status?.membershipRequest?.id === request.id) return;

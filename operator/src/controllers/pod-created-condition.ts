@@ -1,10 +1,10 @@
 // A RecorderNode's PodCreated condition: True while its recorder Pod exists, False with the API's own message while the
 // Pod cannot be made (refused by Pod Security admission, invalid, or its ConfigMap missing), with a Warning Event.
-// Written by server-side apply under a field manager of its own: the status controller's writes keep it, and it keeps theirs.
+// Written through applyStatusCached under a field manager of its own: the status controller's writes keep it, and it keeps theirs.
 import { API_VERSION, RECORDER_NODE_KIND, RecorderNodeCondition, type Condition, type RecorderNode } from '@vigil/crds';
 import { isNotFound, Resources } from '@vigil/kube';
 import { findCondition, setCondition } from '../desired/conditions.js';
-import type { ControllerContext } from './context.js';
+import { applyStatusCached, type ControllerContext } from './context.js';
 
 export const POD_FIELD_MANAGER = 'vigil-operator-recorderpod';
 
@@ -21,10 +21,8 @@ export async function reportPodCreated(ctx: ControllerContext, rn: RecorderNode,
   if (state.status === 'False') ctx.events.warning(rn, state.reason, state.message);
   else if (current?.status === 'False') ctx.events.normal(rn, state.reason, state.message);
   const next = setCondition(current ? [current] : [], { type: RecorderNodeCondition.PodCreated, ...state, observedGeneration: rn.metadata.generation ?? 0 }, ctx.clock.now());
-  const applied = { apiVersion: API_VERSION, kind: RECORDER_NODE_KIND, metadata: { name: rn.metadata.name }, status: { conditions: next as Condition[] } };
   try {
-    const written = await ctx.client.apply<RecorderNode>(Resources.recorderNodes, applied as RecorderNode, { fieldManager: POD_FIELD_MANAGER, force: true, subresource: 'status', signal });
-    ctx.caches.recorderNodes.upsert(written);
+    await applyStatusCached(ctx, Resources.recorderNodes, ctx.caches.recorderNodes, { ...rn, apiVersion: API_VERSION, kind: RECORDER_NODE_KIND }, { conditions: next as Condition[] }, signal, POD_FIELD_MANAGER);
   } catch (err) {
     if (!isNotFound(err)) throw err;
   }

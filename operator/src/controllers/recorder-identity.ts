@@ -1,5 +1,5 @@
 // Each RecorderNode's identity (desired/recorder-identity.ts): its ServiceAccount, its Role for its own heartbeat Lease,
-// the bindings to that Role and to the chart's recorder rules, and the heartbeat Lease (created empty, never changed
+// the bindings to that Role and to the chart's recorder rules (its subject in the shared ClusterRoleBinding), and the heartbeat Lease (created empty, never changed
 // after: it is the recorder's). Created when missing, put right when changed; the RecorderNode owns them all, so
 // deleting it removes them.
 import { nodeNameOf, type RecorderNode } from '@vigil/crds';
@@ -7,6 +7,7 @@ import { isDerivedFrom, Resources, type Binding, type Informer, type KubeObject,
 import { desiredRecorderIdentity } from '../desired/recorder-identity.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';
+import { inRecorderClusterBinding, recorderClusterBindingKeeper } from './recorder-cluster-binding.js';
 
 /** What of an object the operator keeps as it wants it (labels, owner, and the kind's own content). */
 function managedPart(obj: KubeObject & { rules?: unknown; subjects?: unknown; roleRef?: unknown; imagePullSecrets?: unknown }): unknown {
@@ -42,12 +43,15 @@ export function identityComplete(ctx: ControllerContext, rn: RecorderNode): bool
     && caches.roles.get(here(want.role.metadata.name)) !== undefined
     && caches.roleBindings.get(here(want.roleBinding.metadata.name)) !== undefined
     && caches.roleBindings.get(here(want.sharedRoleBinding.metadata.name)) !== undefined
-    && caches.clusterRoleBindings.get(want.clusterRoleBinding.metadata.name ?? '') !== undefined
+    && inRecorderClusterBinding(ctx, want.serviceAccount.metadata.name ?? '')
     && caches.leases.get(here(want.lease.metadata.name)) !== undefined;
 }
 
 export function reconcileRecorderIdentityFor(ctx: ControllerContext) {
+  const keepClusterBinding = recorderClusterBindingKeeper(ctx);
   return async (name: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
+    // Every node's pass (a node gone too) keeps the shared binding's subjects; without the binding, look again later.
+    const bound = await keepClusterBinding(signal);
     const rn = ctx.caches.recorderNodes.get(name);
     // Gone or going: the owner references take its identity with it.
     if (!rn || rn.metadata.deletionTimestamp) return;
@@ -57,10 +61,10 @@ export function reconcileRecorderIdentityFor(ctx: ControllerContext) {
     await ensure(ctx, Resources.roles, caches.roles, want.role, signal);
     await ensure(ctx, Resources.roleBindings, caches.roleBindings, want.roleBinding, signal);
     await ensure(ctx, Resources.roleBindings, caches.roleBindings, want.sharedRoleBinding, signal);
-    await ensure(ctx, Resources.clusterRoleBindings, caches.clusterRoleBindings, want.clusterRoleBinding, signal);
     // The heartbeat Lease is the recorder's once it exists: only made when missing (also after /cluster/leave deleted it).
     if (!caches.leases.get(nsKey(ctx, want.lease.metadata.name ?? ''))) {
       if (await createCached(ctx, Resources.leases, caches.leases, want.lease, signal)) ctx.log.info({ node: nodeNameOf(rn), lease: want.lease.metadata.name }, 'heartbeat Lease created for the node\'s recorder');
     }
+    if (!bound) return { requeueAfterMs: 30_000 };
   };
 }

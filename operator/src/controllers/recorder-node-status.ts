@@ -1,7 +1,8 @@
 // RecorderNode status: online (heartbeat Lease), lastHeartbeat on transitions, what the recorder reports on its Lease,
 // the Online/Ready/Rolled conditions and observedGeneration — applied once per pass, only when they differ (server-side
-// apply as `vigil-operator`); Events when a node goes silent, comes back, or changes membership.
-import { nodeLeaseName, nodeNameOf, type RecorderNode } from '@vigil/crds';
+// apply as `vigil-operator`); Events when a node goes silent, comes back, changes membership, or its certificate nears
+// its end (CertificateExpiring), ends (CertificateExpired) or is renewed after that (CertificateRenewed).
+import { nodeLeaseName, nodeNameOf, RecorderNodeCondition, type RecorderNode } from '@vigil/crds';
 import { isNotFound, Resources } from '@vigil/kube';
 import { sameStatus } from '../desired/camera-status.js';
 import { recorderName } from '../desired/names.js';
@@ -31,6 +32,7 @@ export function reconcileRecorderNodeStatusFor(ctx: ControllerContext, templates
     const status = desiredRecorderNodeStatus({ rn, lease, pod, desiredHash: templates.hashFor(rn), now, silenceMs: ctx.nodeSilenceMs });
     if (sameStatus(ownedNodeStatus(rn.status), status)) return;
     const wasOnline = rn.status?.online;
+    const certificateBefore = rn.status?.conditions?.find((c) => c.type === RecorderNodeCondition.CertificateValid);
     let written: RecorderNode;
     try {
       written = await applyStatusCached(ctx, Resources.recorderNodes, ctx.caches.recorderNodes, rn, status, signal);
@@ -40,5 +42,10 @@ export function reconcileRecorderNodeStatusFor(ctx: ControllerContext, templates
     }
     if (wasOnline === true && status.online === false) ctx.events.warning(written, 'NodeSilent', `node ${name}: no heartbeat for more than ${ctx.nodeSilenceMs / 1000} s; its cameras move to other nodes`);
     if (wasOnline === false && status.online === true) ctx.events.normal(written, 'NodeOnline', `node ${name}: heartbeat renewed again`);
+    const certificate = status.conditions?.find((c) => c.type === RecorderNodeCondition.CertificateValid);
+    if (certificate !== undefined && certificate.reason !== certificateBefore?.reason) {
+      if (certificate.status === 'False') ctx.events.warning(written, certificate.reason ?? 'CertificateExpiring', `node ${name}: ${certificate.message ?? ''}`);
+      else if (certificateBefore !== undefined) ctx.events.normal(written, 'CertificateRenewed', `node ${name}: ${certificate.message ?? ''}`);
+    }
   };
 }

@@ -1,5 +1,6 @@
 // A node's certificate, as the operator wants it: the names it carries, and the decision on a CertificateSigningRequest
 // (approve only a node's own request for exactly its names, else deny saying why). Pure: no I/O.
+import { X509Certificate } from 'node:crypto';
 import { nodeNameOf, type RecorderNode } from '@vigil/crds';
 import { readSigningRequest, SigningRequestError, type CertificateSigningRequest, type SigningRequestContent } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
@@ -24,10 +25,8 @@ export function nodeCertificateNames(nodeName: string, namespace: string, settin
   return [...new Set(names)];
 }
 
-export type CertificateDecision =
-  | { action: 'none' }
-  | { action: 'approve'; node: string; message: string }
-  | { action: 'deny'; node: string | undefined; reason: string; message: string };
+type Judgement = { action: 'approve'; node: string; message: string } | { action: 'deny'; node: string | undefined; reason: string; message: string };
+export type CertificateDecision = { action: 'none' } | Judgement;
 
 function conditionTypes(csr: CertificateSigningRequest): Set<string> {
   return new Set((csr.status?.conditions ?? []).filter((c) => c.status === 'True').map((c) => c.type));
@@ -59,13 +58,30 @@ export function awaitsDecision(csr: CertificateSigningRequest, tls: TlsSettings)
 export function decideCertificateRequest(csr: CertificateSigningRequest, nodes: readonly RecorderNode[], namespace: string, settings: Settings): CertificateDecision {
   const tls = settings.tls;
   if (tls === undefined || !awaitsDecision(csr, tls)) return { action: 'none' };
+  return judgeCertificateRequest(csr, nodes, namespace, settings);
+}
+
+export type SigningDecision = { action: 'sign'; node: string } | { action: 'fail'; node: string | undefined; reason: string; message: string };
+
+/**
+ * Whether an approved request may be signed: the same rule as approval, decided again at signing (as
+ * kube-controller-manager's signers do), so a request approved by a person, or for a node since gone, gets no
+ * release-CA certificate for names that are not the requester's. A request that fails it is marked Failed.
+ */
+export function decideSigning(csr: CertificateSigningRequest, nodes: readonly RecorderNode[], namespace: string, settings: Settings): SigningDecision {
+  const judged = judgeCertificateRequest(csr, nodes, namespace, settings);
+  if (judged.action === 'approve') return { action: 'sign', node: judged.node };
+  return { action: 'fail', node: judged.node, reason: judged.reason, message: `not signed: ${judged.message}` };
+}
+
+function judgeCertificateRequest(csr: CertificateSigningRequest, nodes: readonly RecorderNode[], namespace: string, settings: Settings): Judgement {
   const username = csr.spec.username ?? '';
   const rn = requestingNode(username, namespace, nodes);
   if (rn === undefined) {
     return { action: 'deny', node: undefined, reason: 'NotARecorderNode', message: `requested by "${username}", which is not the ServiceAccount of a recorder node (system:serviceaccount:${namespace}:vigil-recorder-<node>)` };
   }
   const node = nodeNameOf(rn);
-  const deny = (reason: string, message: string): CertificateDecision => ({ action: 'deny', node, reason, message: `node ${node}: ${message}` });
+  const deny = (reason: string, message: string): Judgement => ({ action: 'deny', node, reason, message: `node ${node}: ${message}` });
   let content: SigningRequestContent;
   try {
     content = readSigningRequest(Buffer.from(csr.spec.request, 'base64').toString('utf8'));
@@ -91,12 +107,38 @@ export function decideCertificateRequest(csr: CertificateSigningRequest, nodes: 
   return { action: 'approve', node, message: `node ${node}'s own ServiceAccount asked for exactly its names (${want.length}) with a P-256 key` };
 }
 
-/** A request this signer is done with (issued, denied or failed) and that is older than `ttlMs`: the operator deletes it. */
+/** When a request finished: the latest time of its Approved, Denied or Failed condition or of its certificate's start. */
+function finishedAt(csr: CertificateSigningRequest): number | undefined {
+  const times = (csr.status?.conditions ?? [])
+    .filter((c) => c.status === 'True' && ['Approved', 'Denied', 'Failed'].includes(c.type))
+    .flatMap((c) => [Date.parse(c.lastUpdateTime ?? ''), Date.parse(c.lastTransitionTime ?? '')]);
+  const certificate = csr.status?.certificate ?? '';
+  if (certificate !== '') times.push(certificateStart(certificate));
+  const known = times.filter((t) => Number.isFinite(t));
+  return known.length > 0 ? Math.max(...known) : undefined;
+}
+
+function certificateStart(base64: string): number {
+  const pem = Buffer.from(base64, 'base64').toString('utf8');
+  const block = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(pem)?.[0];
+  if (block === undefined) return NaN;
+  try {
+    return Date.parse(new X509Certificate(block).validFrom);
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * When the operator deletes a request this signer is done with (issued, denied or failed): `ttlMs` after it finished
+ * (its conditions' times, the issued certificate's start), not after it was created — a request signed after waiting an
+ * hour stays an hour for its node to read. Falls back to the creation time when the request carries no time.
+ */
 export function finishedRequestExpiresAt(csr: CertificateSigningRequest, tls: TlsSettings, ttlMs: number): number | undefined {
   if (csr.spec.signerName !== tls.signerName) return undefined;
   const types = conditionTypes(csr);
   const finished = (csr.status?.certificate ?? '') !== '' || types.has('Denied') || types.has('Failed');
   if (!finished) return undefined;
-  const created = Date.parse(csr.metadata.creationTimestamp ?? '');
-  return Number.isFinite(created) ? created + ttlMs : undefined;
+  const at = finishedAt(csr) ?? Date.parse(csr.metadata.creationTimestamp ?? '');
+  return Number.isFinite(at) ? at + ttlMs : undefined;
 }

@@ -1,6 +1,7 @@
 // RecorderNode + settings → the node's recorder Pod (kubernetes.md §3): pinned, hostPath archive, ConfigMap, Secrets,
-// downward API, probes, grace period, everything of Pod Security's restricted level but the hostPath volumes; its
-// template hash (which includes the recorder ConfigMap's content hash).
+// downward API, probes, grace period; its template hash (which includes the recorder ConfigMap's content hash). The
+// recorder container meets Pod Security's restricted level; the Pod does not (§17): hostPath volumes, and with
+// hostPaths.prepare (the default) the init container prepare-dirs running as root with CHOWN.
 import { createHash } from 'node:crypto';
 import type { V1Container, V1EnvVar, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { nodeNameOf, TEMPLATE_HASH_ANNOTATION, type RecorderNode } from '@vigil/crds';

@@ -1,8 +1,9 @@
-// RecorderNode + settings → the node's own identity (kubernetes.md §5 "Least privilege"): a ServiceAccount for its
+// RecorderNode + settings → the node's own identity (kubernetes.md §18 "Least privilege"): a ServiceAccount for its
 // recorder Pod, a Role that lets it write its own heartbeat Lease and read its own camera credentials Secret and nothing
 // else, the bindings to that Role and to the chart's shared recorder rules (read-only but for Camera status), and the
-// heartbeat Lease itself, made empty so that the recorder never needs to create Leases.
-import { createHash } from 'node:crypto';
+// heartbeat Lease itself, made empty so that the recorder never needs to create Leases. The chart's recorder
+// ClusterRole is granted through one ClusterRoleBinding of the chart whose subjects the operator keeps (one per node),
+// so the operator may update that binding alone and no other of the cluster.
 import { NODE_LEASE_DURATION_SECONDS, nodeCredentialsSecretName, nodeLeaseName, nodeNameOf, type RecorderNode } from '@vigil/crds';
 import type { Binding, Lease, Role, ServiceAccount } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
@@ -21,8 +22,6 @@ export interface RecorderIdentity {
   roleBinding: Binding;
   /** The chart's namespaced recorder Role (Cameras, their status, Leases read, Events). */
   sharedRoleBinding: Binding;
-  /** The chart's recorder ClusterRole (RecorderNodes read). */
-  clusterRoleBinding: Binding;
   lease: Lease;
 }
 
@@ -31,22 +30,35 @@ export function recorderServiceAccountName(rn: RecorderNode): string {
   return recorderName(nodeNameOf(rn));
 }
 
-/** A cluster-wide name for the node's ClusterRoleBinding: the chart's ClusterRole (unique per release) and the node. */
-export function clusterRoleBindingName(clusterRole: string, node: string): string {
-  const plain = `${clusterRole}:${node}`;
-  return plain.length <= 253 ? plain : `${plain.slice(0, 244)}-${createHash('sha256').update(plain).digest('hex').slice(0, 8)}`;
+/** The chart's ClusterRoleBinding of the recorder ClusterRole: the same name as that ClusterRole (unique per release). */
+export function recorderClusterBindingName(settings: Settings): string {
+  return settings.recorder.rbac.clusterRole;
+}
+
+type Subject = NonNullable<Binding['subjects']>[number];
+
+/** A node's ServiceAccount as a binding subject, as the API server stores it (a ServiceAccount's apiGroup defaults to ''). */
+function accountSubject(name: string, namespace: string): Subject {
+  // As kube-apiserver stores it: a ServiceAccount subject has no apiGroup.
+  return { kind: 'ServiceAccount', name, namespace };
+}
+
+/**
+ * The subjects of the recorder ClusterRoleBinding: every RecorderNode's ServiceAccount (not one being deleted), sorted
+ * by name so that the same nodes give the same list.
+ */
+export function recorderClusterBindingSubjects(nodes: readonly RecorderNode[], namespace: string): Subject[] {
+  return nodes.filter((rn) => !rn.metadata.deletionTimestamp).map((rn) => recorderServiceAccountName(rn)).sort().map((name) => accountSubject(name, namespace));
 }
 
 export function desiredRecorderIdentity(rn: RecorderNode, settings: Settings, namespace: string): RecorderIdentity {
   const node = nodeNameOf(rn);
   const name = recorderServiceAccountName(rn);
   const labels = recorderLabels(node);
-  // null for a cluster-scoped object: no namespace at all (an explicit undefined would take the default).
-  const meta = (objName: string, ns: string | null = namespace) => ({ name: objName, ...(ns !== null ? { namespace: ns } : {}), labels, ownerReferences: [ownerOf(rn)] });
-  // As kube-apiserver stores it: a ServiceAccount subject has no apiGroup.
-  const subjects = [{ kind: 'ServiceAccount', name, namespace }];
+  const meta = (objName: string) => ({ name: objName, namespace, labels, ownerReferences: [ownerOf(rn)] });
+  const subjects = [accountSubject(name, namespace)];
   const leaseName = nodeLeaseName(rn.metadata.name ?? node);
-  const { clusterRole, role: sharedRole } = settings.recorder.rbac;
+  const sharedRole = settings.recorder.rbac.role;
   return {
     serviceAccount: {
       apiVersion: 'v1',
@@ -65,13 +77,6 @@ export function desiredRecorderIdentity(rn: RecorderNode, settings: Settings, na
     },
     roleBinding: { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: meta(name), roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name }, subjects },
     sharedRoleBinding: { apiVersion: `${RBAC_GROUP}/v1`, kind: 'RoleBinding', metadata: meta(`${name}-shared`), roleRef: { apiGroup: RBAC_GROUP, kind: 'Role', name: sharedRole }, subjects },
-    clusterRoleBinding: {
-      apiVersion: `${RBAC_GROUP}/v1`,
-      kind: 'ClusterRoleBinding',
-      metadata: meta(clusterRoleBindingName(clusterRole, node), null),
-      roleRef: { apiGroup: RBAC_GROUP, kind: 'ClusterRole', name: clusterRole },
-      subjects,
-    },
     lease: {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',

@@ -1,9 +1,9 @@
 // RecorderNode + its heartbeat Lease + its Pod → the status fields the operator's status controller owns (it applies
 // them as `vigil-operator`): online (changing only on transitions), lastHeartbeat (the renewal seen at the last
-// transition), the Online, Ready and Rolled conditions, observedGeneration, and what the recorder reports on its Lease
-// (url, publicUrl, version, cameras). Nobody else writes these fields.
+// transition), the Online, Ready, Rolled and CertificateValid conditions, observedGeneration, and what the recorder
+// reports on its Lease (url, publicUrl, version, cameras, its certificate's validity). Nobody else writes these fields.
 import { NodeReportAnnotations, RecorderNodeCondition, type Condition, type RecorderNode, type RecorderNodeStatus } from '@vigil/crds';
-import { type Lease, type Pod, isOnline, reportOf } from '@vigil/kube';
+import { type Lease, type NodeReport, type Pod, isOnline, reportOf } from '@vigil/kube';
 import { setCondition } from './conditions.js';
 import { isPodReady, templateHashOf } from './pod.js';
 
@@ -20,7 +20,7 @@ export interface NodeStatusInput {
 /** The fields of a RecorderNode status the status controller owns. */
 export type OwnedNodeStatus = Pick<RecorderNodeStatus, 'online' | 'lastHeartbeat' | 'url' | 'publicUrl' | 'version' | 'cameras' | 'conditions' | 'observedGeneration'>;
 
-const OWNED_CONDITIONS: readonly string[] = [RecorderNodeCondition.Online, RecorderNodeCondition.Ready, RecorderNodeCondition.Rolled];
+const OWNED_CONDITIONS: readonly string[] = [RecorderNodeCondition.Online, RecorderNodeCondition.Ready, RecorderNodeCondition.Rolled, RecorderNodeCondition.CertificateValid];
 
 /** The part of a status the status controller owns, as it stands (to compare with the desired one). */
 export function ownedNodeStatus(status: RecorderNodeStatus | undefined): OwnedNodeStatus {
@@ -36,6 +36,24 @@ export function ownedNodeStatus(status: RecorderNodeStatus | undefined): OwnedNo
 
 function condition(type: string, ok: boolean, reason: string, message: string, generation: number): Omit<Condition, 'lastTransitionTime'> {
   return { type, status: ok ? 'True' : 'False', reason, message, observedGeneration: generation };
+}
+
+/**
+ * CertificateValid from the certificate the recorder reports serving: True until the time from which the recorder
+ * counts it as expiring (its readiness rule: 7 days before the end, the last sixth of a short-lived one), then False
+ * CertificateExpiring, and CertificateExpired past its end. Undefined (no condition) when the recorder reports none:
+ * no TLS, or it still waits for its own.
+ */
+export function certificateCondition(report: NodeReport, now: number, generation: number): Omit<Condition, 'lastTransitionTime'> | undefined {
+  const end = Date.parse(report.certificateNotAfter ?? '');
+  if (!Number.isFinite(end)) return undefined;
+  const expiringFrom = Date.parse(report.certificateExpiringFrom ?? '');
+  const endText = new Date(end).toISOString();
+  if (end <= now) return condition(RecorderNodeCondition.CertificateValid, false, 'CertificateExpired', `the certificate its API serves ended at ${endText}; clients refuse it until a renewed one is in place`, generation);
+  if ((Number.isFinite(expiringFrom) ? expiringFrom : end) <= now) {
+    return condition(RecorderNodeCondition.CertificateValid, false, 'CertificateExpiring', `the certificate its API serves ends at ${endText} and has not been renewed; it serves until then`, generation);
+  }
+  return condition(RecorderNodeCondition.CertificateValid, true, 'CertificateValid', `the certificate its API serves ends at ${endText}`, generation);
 }
 
 export function desiredRecorderNodeStatus({ rn, lease, pod, desiredHash, now, silenceMs }: NodeStatusInput): OwnedNodeStatus {
@@ -95,6 +113,9 @@ export function desiredRecorderNodeStatus({ rn, lease, pod, desiredHash, now, si
       : condition(RecorderNodeCondition.Rolled, false, pod ? 'TemplateOutdated' : 'PodMissing', pod ? `the Pod runs template ${hash ?? '(none)'}, wanted ${desiredHash ?? '(unknown)'}` : 'the recorder Pod does not exist', generation),
     now,
   );
+  const certificate = certificateCondition(report, now, generation);
+  if (certificate !== undefined) conditions = setCondition(conditions, certificate, now);
+  else conditions = conditions.filter((c) => c.type !== RecorderNodeCondition.CertificateValid);
   next.conditions = conditions;
   next.observedGeneration = generation;
   return next;

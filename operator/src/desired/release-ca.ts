@@ -10,17 +10,32 @@ export const CA_COMMON_NAME = 'Vigil release CA';
 
 const labels = { [Labels.name]: 'vigil', [Labels.component]: 'release-ca', [Labels.managedBy]: MANAGED_BY };
 
-export function desiredCaSecret(namespace: string, certPem: string, keyPem: string): Secret & { apiVersion: string; kind: string } {
+/** In Secret vigil-ca after a rotation: the CA certificate that signed before, trusted until it ends. */
+export const PREVIOUS_CA_KEY = 'previous.crt';
+/** On Secret vigil-ca-next: when a trust bundle holding it was first published (RFC 3339). */
+export const CA_PUBLISHED_ANNOTATION = 'vigil.io/published-at';
+
+/** Whether the operator made this CA Secret (its labels): only such a CA is rotated by the operator on its own. */
+export function isOperatorCa(secret: Secret): boolean {
+  return secret.metadata.labels?.[Labels.managedBy] === MANAGED_BY && secret.metadata.labels[Labels.component] === 'release-ca';
+}
+
+/** The CA Secret (vigil-ca, or vigil-ca-next during a rotation), with the previous CA's certificate when there is one. */
+export function desiredCaSecret(namespace: string, certPem: string, keyPem: string, opts: { name?: string; previousPem?: string } = {}): Secret & { apiVersion: string; kind: string } {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: CA_SECRET_NAME, namespace, labels },
+    metadata: { name: opts.name ?? CA_SECRET_NAME, namespace, labels },
     type: 'kubernetes.io/tls',
-    data: { 'tls.crt': Buffer.from(certPem).toString('base64'), 'tls.key': Buffer.from(keyPem).toString('base64') },
+    data: {
+      'tls.crt': Buffer.from(certPem).toString('base64'),
+      'tls.key': Buffer.from(keyPem).toString('base64'),
+      ...(opts.previousPem === undefined ? {} : { [PREVIOUS_CA_KEY]: Buffer.from(opts.previousPem).toString('base64') }),
+    },
   };
 }
 
-/** The CA certificate for the recorder Pods (mounted as cluster.tls.ca_file); owned by the release's recorder ConfigMap. */
+/** The trust bundle for the recorder Pods (mounted as cluster.tls.ca_file); owned by the release's recorder ConfigMap. */
 export function desiredCaConfigMap(namespace: string, certPem: string, owner: OwnerReference): ConfigMap & { apiVersion: string; kind: string } {
   return {
     apiVersion: 'v1',

@@ -2,6 +2,7 @@
 // vigil.io/left, a learner made) and answered in that node's status; a handled or stale request changes nothing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { pino } from 'pino';
 import { API_VERSION, MEMBERSHIP_REQUEST_ANNOTATION, type MembershipRequest, type RecorderNode } from '@vigil/crds';
 import { Resources, toApiTime, type Lease } from '@vigil/kube';
 import { reconcileMembershipRequestsFor } from '../../src/controllers/membership-requests.js';
@@ -53,4 +54,36 @@ test('requests are carried out once and answered; refusals say why; nothing else
   await until(() => ctx.caches.recorderNodes.get('node-a')?.spec.member === true, 'the user\'s change');
   await reconcile('node-a', signal);
   assert.equal((await rn('node-a')).spec.member, true);
+});
+
+test('an unreadable request is warned about once per request, not at every heartbeat that renews its Lease', async (t) => {
+  const { ctx, admin, signal, until, cluster } = await inProcessOperator(t);
+  const ns = cluster.namespace;
+  const warnings: string[] = [];
+  const log = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
+  const reconcile = reconcileMembershipRequestsFor({ ...ctx, log });
+  await admin.create<RecorderNode>(Resources.recorderNodes, { apiVersion: API_VERSION, kind: 'RecorderNode', metadata: { name: 'node-a' }, spec: { nodeName: 'node-a', member: true } });
+  await admin.create<Lease>(Resources.leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'vigil-node-node-a', namespace: ns }, spec: { holderIdentity: 'node-a' } });
+  const annotate = async (text: string | null) => {
+    await admin.mergePatch(Resources.leases, ns, 'vigil-node-node-a', { metadata: { annotations: { [MEMBERSHIP_REQUEST_ANNOTATION]: text } } });
+    await until(() => (ctx.caches.leases.get(`${ns}/vigil-node-node-a`)?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION] ?? null) === text, 'the annotation in the cache');
+  };
+  const heartbeat = async (i: number) => {
+    const renewed = await admin.mergePatch<Lease>(Resources.leases, ns, 'vigil-node-node-a', { spec: { renewTime: toApiTime(Date.now() + i * 1000) } });
+    await until(() => ctx.caches.leases.get(`${ns}/vigil-node-node-a`)?.metadata.resourceVersion === renewed.metadata.resourceVersion, 'the renewal in the cache');
+    await reconcile('node-a', signal);
+  };
+  const unreadableWarnings = () => warnings.filter((w) => w.includes('not readable')).length;
+
+  await annotate('{"id": 7}');
+  for (let i = 0; i < 5; i++) await heartbeat(i);
+  assert.equal(unreadableWarnings(), 1, 'five heartbeats, one bad request: one warning');
+  await annotate('not json');
+  for (let i = 0; i < 3; i++) await heartbeat(i);
+  assert.equal(unreadableWarnings(), 2, 'another bad request: warned once more');
+  await annotate(null);
+  await reconcile('node-a', signal);
+  await annotate('not json');
+  await reconcile('node-a', signal);
+  assert.equal(unreadableWarnings(), 3, 'the same bad text after a readable state is a new request');
 });

@@ -29,8 +29,8 @@ test('a RecorderNode gets its own identity; drift is put right; the heartbeat Le
   assert.deepEqual([own?.roleRef.name, own?.subjects], ['vigil-recorder-node-a', subjects]);
   const shared = await admin.get<Binding>(Resources.roleBindings, ns, 'vigil-recorder-node-a-shared');
   assert.deepEqual([shared?.roleRef, shared?.subjects], [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: RECORDER_ROLE }, subjects]);
-  const crb = await admin.get<Binding>(Resources.clusterRoleBindings, undefined, `${RECORDER_CLUSTER_ROLE}:node-a`);
-  assert.deepEqual([crb?.roleRef.kind, crb?.roleRef.name, crb?.subjects], ['ClusterRole', RECORDER_CLUSTER_ROLE, subjects]);
+  const crb = await admin.get<Binding>(Resources.clusterRoleBindings, undefined, RECORDER_CLUSTER_ROLE);
+  assert.deepEqual([crb?.roleRef.kind, crb?.roleRef.name, crb?.subjects], ['ClusterRole', RECORDER_CLUSTER_ROLE, subjects], 'its ServiceAccount a subject of the chart\'s recorder binding');
   const lease = await admin.get<Lease>(Resources.leases, ns, 'vigil-node-node-a');
   assert.deepEqual([lease?.spec?.holderIdentity, lease?.spec?.renewTime ?? undefined], ['node-a', undefined], 'empty: offline until the recorder renews it');
 

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { API_VERSION, type RecorderNode } from '@vigil/crds';
 import { Resources, toMicroTime, type KubeObject, type Lease } from '@vigil/kube';
 import { reconcileRecorderNodeStatusFor } from '../../src/controllers/recorder-node-status.js';
+import { waitUntil } from '@vigil/testing/processes';
 import { inProcessOperator } from '../support/in-process.js';
 
 test('a renewal writes nothing; a transition writes online and lastHeartbeat; the report is copied; another manager\'s fields stay', async (t) => {
@@ -42,4 +43,33 @@ test('a renewal writes nothing; a transition writes online and lastHeartbeat; th
   assert.deepEqual([rn.status?.online, rn.status?.lastHeartbeat], [false, last]);
   assert.equal(rn.status?.conditions?.find((c) => c.type === 'Online')?.reason, 'HeartbeatSilent');
   assert.ok(rn.status?.conditions?.some((c) => c.type === 'PodAdmitted'), 'the other writer\'s condition stays');
+});
+
+test('the certificate a node reports serving: CertificateValid True, then False CertificateExpiring (Warning Event) a week before its end, CertificateExpired after it, CertificateRenewed when renewed', async (t) => {
+  const { ctx, admin, signal, until, cluster, templates } = await inProcessOperator(t);
+  const ns = cluster.namespace;
+  const DAY = 86_400_000;
+  await admin.create<RecorderNode>(Resources.recorderNodes, { apiVersion: API_VERSION, kind: 'RecorderNode', metadata: { name: 'node-a' }, spec: { nodeName: 'node-a', member: true } });
+  let lease = await admin.create<Lease>(Resources.leases, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: 'vigil-node-node-a', namespace: ns, annotations: { 'vigil.io/url': 'https://a:9997' } }, spec: { holderIdentity: 'node-a', renewTime: toMicroTime(Date.now()) } });
+  const reconcile = reconcileRecorderNodeStatusFor(ctx, templates);
+  const serving = async (notAfter: number) => {
+    lease = await admin.replace<Lease>(Resources.leases, { ...lease, metadata: { ...lease.metadata, annotations: { ...lease.metadata.annotations, 'vigil.io/certificate-not-after': new Date(notAfter).toISOString(), 'vigil.io/certificate-expiring-from': new Date(notAfter - 7 * DAY).toISOString() } }, spec: { ...lease.spec, renewTime: toMicroTime(Date.now()) } });
+    await until(() => ctx.caches.leases.get(`${ns}/vigil-node-node-a`)?.metadata.resourceVersion === lease.metadata.resourceVersion && ctx.caches.recorderNodes.get('node-a') !== undefined, 'the Lease in the cache');
+    await reconcile('node-a', signal);
+    const rn = (await admin.get<RecorderNode>(Resources.recorderNodes, undefined, 'node-a')) as RecorderNode;
+    await until(() => ctx.caches.recorderNodes.get('node-a')?.metadata.resourceVersion === rn.metadata.resourceVersion, 'the status in the cache');
+    const c = rn.status?.conditions?.find((x) => x.type === 'CertificateValid');
+    return [c?.status, c?.reason];
+  };
+  const events = async (reason: string) => (await cluster.events()).filter((e) => e.reason === reason && e.involvedObject.name === 'node-a');
+
+  assert.deepEqual(await serving(Date.now() + 30 * DAY), ['True', 'CertificateValid']);
+  assert.deepEqual(await serving(Date.now() + 3 * DAY), ['False', 'CertificateExpiring']);
+  await waitUntil(async () => (await events('CertificateExpiring')).length === 1, 10_000, 'a CertificateExpiring Event');
+  assert.match((await events('CertificateExpiring'))[0]?.message ?? '', /node node-a: the certificate its API serves ends at .* and has not been renewed/);
+  assert.deepEqual(await serving(Date.now() + 3 * DAY - 60_000), ['False', 'CertificateExpiring'], 'still expiring: no new Event');
+  assert.deepEqual(await serving(Date.now() - 1000), ['False', 'CertificateExpired']);
+  assert.deepEqual(await serving(Date.now() + 90 * DAY), ['True', 'CertificateValid']);
+  await waitUntil(async () => (await events('CertificateExpired')).length === 1 && (await events('CertificateRenewed')).length === 1, 10_000, 'CertificateExpired and CertificateRenewed Events');
+  assert.equal((await events('CertificateExpiring')).length, 1, 'one Event for the expiring certificate, not one per heartbeat');
 });

@@ -27,8 +27,8 @@ export interface InProcess {
   until(cond: () => boolean, what: string): Promise<void>;
 }
 
-export async function inProcessOperator(t: TestContext, opts: { nodeSelector?: string; nodeSilenceMs?: number; clock?: Clock } = {}): Promise<InProcess> {
-  const cluster = await startTestCluster(t);
+export async function inProcessOperator(t: TestContext, opts: { nodeSelector?: string; nodeSilenceMs?: number; clock?: Clock; settingsYaml?: string } = {}): Promise<InProcess> {
+  const cluster = await startTestCluster(t, opts.settingsYaml === undefined ? {} : { settingsYaml: opts.settingsYaml });
   const client = new KubeClient(loadKubeConfig({ KUBECONFIG: cluster.operatorKubeconfig }));
   const admin = new KubeClient(loadKubeConfig({ KUBECONFIG: cluster.adminKubeconfig }));
   t.after(() => {

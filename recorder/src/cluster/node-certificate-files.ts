@@ -1,9 +1,10 @@
 // Where a node keeps its key and certificate in cluster mode (cluster.dataDir/node_<name>/tls/), what a certificate
 // there must be to be kept, and the provisional pair served until it has one.
-import { X509Certificate, type KeyObject } from 'node:crypto';
+import type { KeyObject, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createSelfSignedCertificate } from '@vigil/kube';
+import { dnsNamesOf, issuedBy, parseCertificates } from '../tls/pem.js';
 import { NODE_TLS_DIR } from './assignment-cache.js';
 
 export interface NodeCertificateFiles {
@@ -22,18 +23,13 @@ export function provisionalPair(key: KeyObject, dnsNames: readonly string[], now
   return { certPem, keyPem: key.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
-export function certificatesIn(text: string): X509Certificate[] {
-  return (text.match(PEM_CERTIFICATE) ?? []).map((block) => new X509Certificate(block));
-}
-
-/** The DNS names of a certificate's subjectAltName. */
-export function dnsNamesOf(cert: X509Certificate): string[] {
-  return (cert.subjectAltName ?? '').split(/,\s*/).filter((n) => n.startsWith('DNS:')).map((n) => n.slice(4));
-}
-
-export type CertificateAssessment = { keep: true; renewAt: number } | { keep: false; why: string };
+/**
+ * What the node makes of a certificate: kept until renewAt; or not kept, with why. `servable` marks a certificate that
+ * is for the key and the names, chains to the trusted CAs and has not ended, but whose renewal time has passed (a CA
+ * near its end cuts it short): better served than nothing, yet asked again for (with backoff).
+ */
+export type CertificateAssessment = { keep: true; renewAt: number; notAfter: number } | { keep: false; why: string; servable: boolean; notAfter?: number };
 
 export interface AssessInput {
   certPem: string | undefined;
@@ -46,31 +42,37 @@ export interface AssessInput {
   renewAtFraction: number;
 }
 
-/** Whether the node keeps its certificate, and until when; or why it must ask for one now. */
+/**
+ * The one acceptance rule for a node certificate: the requester applies it to what a signer issued before writing it and
+ * to the file it holds, so a certificate it accepts is one it keeps (no new request the moment after).
+ */
 export function assessNodeCertificate(input: AssessInput): CertificateAssessment {
-  if (input.certPem === undefined) return { keep: false, why: 'it has no certificate yet' };
+  const refused = (why: string): CertificateAssessment => ({ keep: false, why, servable: false });
+  if (input.certPem === undefined) return refused('it has no certificate yet');
   let chain: X509Certificate[];
   try {
-    chain = certificatesIn(input.certPem);
+    chain = parseCertificates(input.certPem);
   } catch (err) {
-    return { keep: false, why: `its certificate file cannot be parsed (${(err as Error).message})` };
+    return refused(`the certificate cannot be parsed (${(err as Error).message})`);
   }
   const leaf = chain[0];
-  if (leaf === undefined) return { keep: false, why: 'its certificate file holds no certificate' };
-  if (!leaf.checkPrivateKey(input.key)) return { keep: false, why: 'its certificate is not for its key' };
+  if (leaf === undefined) return refused('the certificate file holds no certificate');
+  if (!leaf.checkPrivateKey(input.key)) return refused('the certificate is not for its key');
   const have = dnsNamesOf(leaf);
   if (have.length !== input.dnsNames.length || input.dnsNames.some((n) => !have.includes(n))) {
-    return { keep: false, why: `the names it needs changed (its certificate names ${have.join(', ')}; it needs ${input.dnsNames.join(', ')})` };
+    return refused(`the names it needs differ (the certificate names ${have.join(', ')}; it needs exactly ${input.dnsNames.join(', ')})`);
   }
-  if (input.trusted !== undefined && !input.trusted.some((ca) => leaf.checkIssued(ca) && leaf.verify(ca.publicKey))) {
-    return { keep: false, why: 'its certificate was not issued by a CA of cluster.tls.ca_file (the CA changed)' };
+  if (input.trusted !== undefined && !input.trusted.some((ca) => issuedBy(leaf, ca))) {
+    return refused(`the certificate was not issued by a CA of cluster.tls.ca_file (issuer ${leaf.issuer.replace(/\n/g, ', ')})`);
   }
   const start = Date.parse(leaf.validFrom);
   const end = Date.parse(leaf.validTo);
-  if (end <= input.now) return { keep: false, why: `its certificate expired at ${new Date(end).toISOString()}` };
+  if (end <= input.now) return refused(`the certificate expired at ${new Date(end).toISOString()}`);
   const renewAt = start + (end - start) * input.renewAtFraction;
-  if (renewAt <= input.now) return { keep: false, why: `two thirds of its certificate's lifetime have passed (it ends at ${new Date(end).toISOString()})` };
-  return { keep: true, renewAt };
+  if (renewAt <= input.now) {
+    return { keep: false, servable: true, notAfter: end, why: `two thirds of the certificate's lifetime have passed (it ends at ${new Date(end).toISOString()})` };
+  }
+  return { keep: true, renewAt, notAfter: end };
 }
 
 export async function readOptional(path: string): Promise<string | undefined> {

@@ -7,7 +7,8 @@ import { NODE_CERTIFICATE_USAGES, RENEW_AT_FRACTION } from '@vigil/crds';
 import { createSigningRequest, Resources, type CertificateSigningRequest, type KubeClient } from '@vigil/kube';
 import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../util/clock.js';
-import { assessNodeCertificate, certificatesIn, dnsNamesOf, readOptional, type NodeCertificateFiles } from './node-certificate-files.js';
+import { parseCertificates } from '../tls/pem.js';
+import { assessNodeCertificate, readOptional, type CertificateAssessment, type NodeCertificateFiles } from './node-certificate-files.js';
 
 /** What the served certificate offers: a reload of its files, and the reason it still waits (readiness, 503s). */
 export interface ServedNodeCertificate {
@@ -15,8 +16,21 @@ export interface ServedNodeCertificate {
   setWaiting(reason: string): void;
 }
 
+/** The part of the Kubernetes CSR API the requester uses: create a request, read it back (undefined once deleted). */
+export interface SigningRequestApi {
+  create(body: CertificateSigningRequest): Promise<CertificateSigningRequest>;
+  get(name: string): Promise<CertificateSigningRequest | undefined>;
+}
+
+export function kubeSigningRequestApi(client: KubeClient): SigningRequestApi {
+  return {
+    create: (body) => client.create(Resources.certificateSigningRequests, body),
+    get: (name) => client.get<CertificateSigningRequest>(Resources.certificateSigningRequests, undefined, name),
+  };
+}
+
 export interface NodeCertificateOptions {
-  client: KubeClient;
+  api: SigningRequestApi;
   nodeName: string;
   files: NodeCertificateFiles;
   key: KeyObject;
@@ -33,6 +47,7 @@ export interface NodeCertificateOptions {
 const RECHECK_MS = 60_000;
 const POLL_MS = 1000;
 const MAX_POLL_MS = 5000;
+/** After a failed request (or an issued certificate the node does not keep): 5 s, doubled each time up to 5 min. */
 const RETRY_MS = 5000;
 const MAX_RETRY_MS = 300_000;
 
@@ -74,40 +89,39 @@ export class NodeCertificateRequester {
     if (this.#o.caFile === undefined) return undefined;
     try {
       const text = await readOptional(this.#o.caFile);
-      const certs = text === undefined ? [] : certificatesIn(text);
+      const certs = text === undefined ? [] : parseCertificates(text);
       return certs.length > 0 ? certs : undefined;
     } catch {
       return undefined;
     }
   }
 
+  async #assess(certPem: string | undefined): Promise<CertificateAssessment> {
+    return assessNodeCertificate({
+      certPem, key: this.#o.key, dnsNames: this.#o.dnsNames, trusted: await this.#trusted(), now: this.#o.clock.now(), renewAtFraction: RENEW_AT_FRACTION,
+    });
+  }
+
   async #run(): Promise<void> {
     let retryMs = RETRY_MS;
     try {
       for (;;) {
-        const assessment = assessNodeCertificate({
-          certPem: await readOptional(this.#o.files.certFile).catch(() => undefined),
-          key: this.#o.key,
-          dnsNames: this.#o.dnsNames,
-          trusted: await this.#trusted(),
-          now: this.#o.clock.now(),
-          renewAtFraction: RENEW_AT_FRACTION,
-        });
-        if (assessment.keep) {
+        const held = await this.#assess(await readOptional(this.#o.files.certFile).catch(() => undefined));
+        if (held.keep) {
           retryMs = RETRY_MS;
-          await this.#sleep(Math.max(1000, Math.min(RECHECK_MS, assessment.renewAt - this.#o.clock.now())));
+          await this.#sleep(Math.max(1000, Math.min(RECHECK_MS, held.renewAt - this.#o.clock.now())));
           continue;
         }
-        this.#log.info({ why: assessment.why, signer: this.#o.signerName, names: this.#o.dnsNames }, `asking for a certificate through the Kubernetes CSR API: ${assessment.why}`);
+        this.#log.info({ why: held.why, signer: this.#o.signerName, names: this.#o.dnsNames }, `asking for a certificate through the Kubernetes CSR API: ${held.why}`);
         try {
-          await this.#obtain();
+          await this.#obtain(held);
           this.#reported = undefined;
           retryMs = RETRY_MS;
         } catch (err) {
           if (err instanceof Stopped) throw err;
           const message = err instanceof Error ? err.message : String(err);
           this.#o.served.setWaiting(message);
-          if (this.#reported !== message) this.#log.error({ err: message, retry_s: Math.round(retryMs / 1000) }, `no certificate for this node: ${message}; asking again later (recording goes on)`);
+          if (this.#reported !== message) this.#log.error({ err: message, retry_s: Math.round(retryMs / 1000) }, `no certificate for this node: ${message}; asking again in ${Math.round(retryMs / 1000)} s (recording goes on)`);
           this.#reported = message;
           await this.#sleep(retryMs);
           retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
@@ -119,8 +133,8 @@ export class NodeCertificateRequester {
   }
 
   /** One request, from creation to the certificate written and served. */
-  async #obtain(): Promise<void> {
-    const { client, signerName } = this.#o;
+  async #obtain(held: CertificateAssessment): Promise<void> {
+    const { api, signerName } = this.#o;
     const request = createSigningRequest(this.#o.key, this.#o.dnsNames);
     const body: CertificateSigningRequest = {
       apiVersion: 'certificates.k8s.io/v1',
@@ -128,7 +142,7 @@ export class NodeCertificateRequester {
       metadata: { generateName: `${this.#o.dnsNames[0] ?? 'vigil-recorder'}-`, annotations: { 'vigil.io/node': this.#o.nodeName } },
       spec: { request: Buffer.from(request).toString('base64'), signerName, usages: [...NODE_CERTIFICATE_USAGES] },
     };
-    const created = await client.create(Resources.certificateSigningRequests, body).catch((err: unknown) => {
+    const created = await api.create(body).catch((err: unknown) => {
       throw new Error(`cannot create a CertificateSigningRequest (signer ${signerName}): ${err instanceof Error ? err.message : String(err)}`);
     });
     const name = created.metadata.name ?? '';
@@ -139,7 +153,7 @@ export class NodeCertificateRequester {
     for (;;) {
       await this.#sleep(pollMs);
       pollMs = Math.min(pollMs * 1.5, MAX_POLL_MS);
-      const csr = await client.get<CertificateSigningRequest>(Resources.certificateSigningRequests, undefined, name).catch((err: unknown) => {
+      const csr = await api.get(name).catch((err: unknown) => {
         this.#o.served.setWaiting(waitingFor(`cannot be read: ${err instanceof Error ? err.message : String(err)}`));
         return null;
       });
@@ -153,24 +167,28 @@ export class NodeCertificateRequester {
         if (conditions.some((c) => c.type === 'Approved' && c.status === 'True')) this.#o.served.setWaiting(waitingFor('is approved and waits for the signer'));
         continue;
       }
-      await this.#install(name, Buffer.from(certificate, 'base64').toString('utf8'));
+      await this.#install(name, Buffer.from(certificate, 'base64').toString('utf8'), held);
       return;
     }
   }
 
-  /** Checks what was issued (for this key and these names), writes it beside the key and has it served. */
-  async #install(csrName: string, pem: string): Promise<void> {
-    const leaf = certificatesIn(pem)[0];
-    if (leaf === undefined) throw new Error(`CertificateSigningRequest ${csrName} was issued something that is not a PEM certificate`);
-    if (!leaf.checkPrivateKey(this.#o.key)) throw new Error(`CertificateSigningRequest ${csrName} was issued a certificate for another key`);
-    const names = dnsNamesOf(leaf);
-    if (this.#o.dnsNames.some((n) => !names.includes(n))) throw new Error(`CertificateSigningRequest ${csrName} was issued a certificate without all of its names (${names.join(', ')})`);
-    const tmp = `${this.#o.files.certFile}.new`;
-    await writeFile(tmp, pem, { mode: 0o644 });
-    await rename(tmp, this.#o.files.certFile);
-    await this.#o.served.reload();
-    const start = Date.parse(leaf.validFrom);
-    const end = Date.parse(leaf.validTo);
-    this.#log.info({ csr: csrName, serial: leaf.serialNumber, not_after: new Date(end).toISOString(), renew_at: new Date(start + (end - start) * RENEW_AT_FRACTION).toISOString() }, 'node certificate issued and served');
+  /**
+   * Judges what was issued by the rule the held certificate is judged by; writes it beside the key and has it served when
+   * kept, or when merely due for renewal and better than what is held. Throws (a failure, retried with backoff) when not kept.
+   */
+  async #install(csrName: string, pem: string, held: CertificateAssessment): Promise<void> {
+    const issued = await this.#assess(pem);
+    const servedAnyway = !issued.keep && issued.servable && !(held.keep || (held.servable && (held.notAfter ?? 0) >= (issued.notAfter ?? 0)));
+    if (issued.keep || servedAnyway) {
+      const tmp = `${this.#o.files.certFile}.new`;
+      await writeFile(tmp, pem, { mode: 0o644 });
+      await rename(tmp, this.#o.files.certFile);
+      await this.#o.served.reload();
+    }
+    if (!issued.keep) {
+      throw new Error(`CertificateSigningRequest ${csrName} was issued a certificate this node does not keep${servedAnyway ? ' (served until a better one comes)' : ''}: ${issued.why}`);
+    }
+    const leaf = parseCertificates(pem)[0];
+    this.#log.info({ csr: csrName, serial: leaf?.serialNumber, not_after: new Date(issued.notAfter).toISOString(), renew_at: new Date(issued.renewAt).toISOString() }, 'node certificate issued and served');
   }
 }

@@ -11,7 +11,7 @@ import { connectToKubernetes, kubeClock } from '../cluster/kube-connection.js';
 import { LeftNodeWatch } from '../cluster/left-node-watch.js';
 import { MembershipRequestChannel } from '../cluster/membership-request-channel.js';
 import { RecordingReporter } from '../cluster/recording-reporter.js';
-import { NodeCertificateRequester } from '../cluster/node-certificate-requester.js';
+import { kubeSigningRequestApi, NodeCertificateRequester } from '../cluster/node-certificate-requester.js';
 import { staticPeerDirectory } from '../peers/peer-directory.js';
 import { startDatabaseServices } from './database-mode.js';
 import type { ModeContext, RecorderMode } from './recorder-mode.js';
@@ -29,7 +29,13 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
   let camerasNow = (): number => 0;
   const heartbeat = new Heartbeat({
     client, namespace, nodeName, clock, log,
-    report: () => ({ url: advertised, publicUrl: config.cluster.public_url, version: ctx.version, cameras: camerasNow() }),
+    report: () => {
+      const validity = ctx.servedValidity?.();
+      return {
+        url: advertised, publicUrl: config.cluster.public_url, version: ctx.version, cameras: camerasNow(),
+        ...(validity === undefined ? {} : { certificateNotAfter: validity.notAfter.toISOString(), certificateExpiringFrom: validity.expiringFrom.toISOString() }),
+      };
+    },
   });
   const requests = new MembershipRequestChannel({ view, nodeName, annotate: (a) => heartbeat.annotate(a), clock });
   const membership = new ClusterMembership({ view, nodeName, heartbeat, requests, source, cache, clock, log });
@@ -39,7 +45,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
   const csr = config.tls?.kubernetes_csr;
   if (csr !== undefined && ctx.nodeCertificate !== undefined) {
     const requester = new NodeCertificateRequester({
-      client, nodeName, ...ctx.nodeCertificate, dnsNames: csr.dns_names, signerName: csr.signer_name, caFile: config.cluster.tls?.ca_file, clock, log,
+      api: kubeSigningRequestApi(client), nodeName, ...ctx.nodeCertificate, dnsNames: csr.dns_names, signerName: csr.signer_name, caFile: config.cluster.tls?.ca_file, clock, log,
     });
     requester.start();
     reporters.push(requester);

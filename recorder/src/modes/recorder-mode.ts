@@ -28,6 +28,11 @@ export interface ModeContext {
   clock: Clock;
   /** Cluster mode with tls.kubernetes_csr: the node's key, its certificate files and the served certificate to keep current. */
   nodeCertificate?: { files: NodeCertificateFiles; key: KeyObject; served: ServedNodeCertificate };
+  /**
+   * With TLS: the end of the certificate the API serves now and when it counts as expiring (the readiness check's rule);
+   * undefined while the node waits for its own. Cluster mode reports it on the heartbeat Lease.
+   */
+  servedValidity?: () => { notAfter: Date; expiringFrom: Date } | undefined;
 }
 
 /** What a mode may ask of the cameras running on this node. */

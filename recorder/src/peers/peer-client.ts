@@ -1,9 +1,9 @@
 // The HTTP client a node calls other nodes with: TLS 1.2 or newer, their certificates checked against the cluster's CA (cluster.tls.ca_file), re-read when it changes.
-import { X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Agent } from 'undici';
 import type { Clock } from '../util/clock.js';
 import { watchedFile } from '../util/watched-file.js';
+import { certificateBlocks, parseCertificates } from '../tls/pem.js';
 
 export interface PeerClientOptions {
   /** PEM bundle of the CA(s) that issue the nodes' certificates; undefined: the system's trusted CAs. */
@@ -21,13 +21,11 @@ export interface PeerClient {
   close(): Promise<void>;
 }
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
 /** A CA bundle: at least one certificate, every one parsable. */
 function parseCaBundle(text: string): string {
-  const blocks = text.match(PEM_CERTIFICATE) ?? [];
+  const blocks = certificateBlocks(text);
   if (blocks.length === 0) throw new Error('the file holds no PEM certificate');
-  for (const block of blocks) new X509Certificate(block);
+  parseCertificates(text);
   return blocks.join('\n');
 }
 

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { createSecureContext } from 'node:tls';
 import { secureContextOptions } from './tls-policy.js';
+import { certificateBlocks, issuedBy, parseCertificates } from './pem.js';
 
 /** Where a pair comes from, named in every message (the configuration keys and the paths). */
 export interface CertificateFiles {
@@ -31,21 +32,17 @@ export class CertificateError extends Error {
   }
 }
 
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
 function parseChain(text: string, file: string): X509Certificate[] {
-  const blocks = text.match(PEM_CERTIFICATE) ?? [];
-  if (blocks.length === 0) throw new CertificateError(`tls.cert_file: ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
-  const chain = blocks.map((block, i) => {
-    try {
-      return new X509Certificate(block);
-    } catch (err) {
-      throw new CertificateError(`tls.cert_file: ${file}: certificate ${i + 1} cannot be parsed (${(err as Error).message})`);
-    }
-  });
+  if (certificateBlocks(text).length === 0) throw new CertificateError(`tls.cert_file: ${file} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  let chain: X509Certificate[];
+  try {
+    chain = parseCertificates(text);
+  } catch (err) {
+    throw new CertificateError(`tls.cert_file: ${file}: ${(err as Error).message}`);
+  }
   chain.forEach((cert, i) => {
     const issuer = chain[i + 1];
-    if (issuer !== undefined && !(cert.checkIssued(issuer) && cert.verify(issuer.publicKey))) {
+    if (issuer !== undefined && !issuedBy(cert, issuer)) {
       throw new CertificateError(`tls.cert_file: ${file}: certificate ${i + 2} did not issue certificate ${i + 1}; the file must hold the node's certificate first, then each issuer in turn`);
     }
   });

@@ -38,7 +38,7 @@ test('a node keeps a certificate for its key, its names and the trusted CA until
   assert.match(JSON.stringify(assess(issue(NAMES), now + 61 * DAY)), /two thirds/);
   assert.match(JSON.stringify(assess(undefined)), /no certificate yet/);
   assert.match(JSON.stringify(assess(issue(NAMES, otherKey))), /not for its key/);
-  assert.match(JSON.stringify(assess(issue([NAMES[0] as string]))), /names it needs changed/);
+  assert.match(JSON.stringify(assess(issue([NAMES[0] as string]))), /names it needs differ/);
   assert.match(JSON.stringify(assess(issue(NAMES, key, other))), /not issued by a CA of cluster\.tls\.ca_file/);
   assert.match(JSON.stringify(assess(issue(NAMES, key, release, now - 100 * DAY))), /expired/);
   assert.match(JSON.stringify(assess('garbage')), /holds no certificate/);

@@ -60,6 +60,8 @@ test('node certificates through the CSR API: issued by the release CA, https eve
     for (const node of NODES) assert.match(table, new RegExp(`system:serviceaccount:${cluster.namespace}:vigil-recorder-${node}\\s+<none>\\s+Approved,Issued`));
     const ready = await fx.api('node-a', '/api/health/ready');
     assert.equal(ready.status, 200, JSON.stringify(ready.body));
+    // The served certificate's end, reported on the heartbeat, becomes the RecorderNode's CertificateValid condition.
+    await waitUntil(async () => (await cluster.recorderNodes()).every((rn) => rn.status?.conditions?.some((c) => c.type === 'CertificateValid' && c.status === 'True' && /the certificate its API serves ends at /.test(c.message ?? ''))), 30_000, 'CertificateValid True on every RecorderNode');
   });
 
   let owner = '';

@@ -1,4 +1,4 @@
-// A real recorder serving HTTPS with a certificate from a test CA: curl, openssl s_client, readiness and the expiry metric, renewal on SIGHUP under an open live viewer, a start refused over a bad pair.
+// A real recorder serving HTTPS with a certificate from a test CA: curl, openssl s_client, readiness (expiring, still ready) and the expiry metric, renewal on SIGHUP under an open live viewer, a start refused over a bad pair.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { installPair, servedSerial, trustInThisProcess } from './tls-helpers.js'
 
 const TOKEN = 'tls-operator-token';
 
-test('HTTPS end to end: curl --cacert, plain HTTP 400, TLS 1.1 refused, readiness tls a week before the end, renewal on SIGHUP while a viewer streams, a broken pair kept out', { timeout: 150_000 }, async (t) => {
+test('HTTPS end to end: curl --cacert, plain HTTP 400, TLS 1.1 refused, readiness passes (tls expiring) a week before the end, renewal on SIGHUP while a viewer streams, a broken pair kept out', { timeout: 150_000 }, async (t) => {
   const dir = await tempDir(t);
   const ca = await createTestCa(join(dir, 'ca'), { intermediate: true });
   trustInThisProcess(ca.caPem);
@@ -51,13 +51,13 @@ test('HTTPS end to end: curl --cacert, plain HTTP 400, TLS 1.1 refused, readines
   assert.match(tls12.stdout, /Verify return code: 0 \(ok\)/);
   assert.match(tls12.stdout, /Cipher is ECDHE-ECDSA-(AES128-GCM-SHA256|AES256-GCM-SHA384|CHACHA20-POLY1305)/);
 
-  // Three days left: readiness fails with `tls` (it fails from seven days before the end); the metric says when.
+  // Three days left: the certificate still serves, so readiness passes and says it is expiring; the log warns once.
   const ready = await getJson(`${rec.url}/api/health/ready`, TOKEN);
-  assert.equal(ready.status, 503);
-  const body = ready.body as { failed: string[]; checks: { tls: { configured: boolean; not_after: string; expiring: boolean } } };
-  assert.deepEqual(body.failed, ['tls']);
-  assert.deepEqual(body.checks.tls, { configured: true, not_after: soon.notAfter.toISOString(), expiring: true });
-  await rec.waitForLog((l) => l.level === 50 && l['not_after'] === soon.notAfter.toISOString() && /within 7 days; readiness fails/.test(l.msg));
+  assert.equal(ready.status, 200);
+  const body = ready.body as { failed: string[]; checks: { tls: { configured: boolean; not_after: string; expiring: boolean; expired: boolean } } };
+  assert.deepEqual(body.failed, []);
+  assert.deepEqual(body.checks.tls, { configured: true, not_after: soon.notAfter.toISOString(), expiring: true, expired: false });
+  await rec.waitForLog((l) => l.level === 40 && l['not_after'] === soon.notAfter.toISOString() && /has not been renewed; it is served until then \(readiness passes\)/.test(l.msg));
   const metricsUrl = String((await rec.waitForLog((l) => typeof l['metrics_url'] === 'string'))['metrics_url']);
   const expiry = async (): Promise<number | undefined> => parsePrometheusText(await (await fetch(metricsUrl)).text()).value('vigil_tls_certificate_expiry_timestamp_seconds');
   assert.equal(await expiry(), soon.notAfter.getTime() / 1000);
@@ -80,7 +80,8 @@ test('HTTPS end to end: curl --cacert, plain HTTP 400, TLS 1.1 refused, readines
   const atRenewal = received;
   await waitUntil(() => received >= atRenewal + 10, 20_000, 'the viewer opened before the renewal keeps streaming');
   assert.equal(viewer.readyState, WebSocket.OPEN);
-  assert.equal((await getJson(`${rec.url}/api/health/ready`, TOKEN)).status, 200, 'ready again with 90 days left');
+  const again = (await getJson(`${rec.url}/api/health/ready`, TOKEN)).body as { checks: { tls: { expiring: boolean } } };
+  assert.equal(again.checks.tls.expiring, false, 'no longer expiring with 90 days left');
   assert.equal(await expiry(), renewed.notAfter.getTime() / 1000);
 
   // A renewal gone wrong (another pair's key): logged, and the served certificate stays.

@@ -1,5 +1,6 @@
 // Test support: a node's recorder identity made as vigil-operator makes it (its ServiceAccount, a Role for its own
-// heartbeat Lease and camera credentials Secret, the bindings to that Role and to the chart's recorder rules, the empty
+// heartbeat Lease and camera credentials Secret, the bindings to that Role and to the chart's recorder rules (its subject
+// in the chart's recorder ClusterRoleBinding), the empty
 // Lease), for tests that run a recorder without an operator. operator/test/rbac.test.ts and
 // operator/test/controllers/recorder-identity.test.ts hold the operator to the same shape.
 import type { CoordinationV1Api, CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
@@ -43,6 +44,10 @@ export async function provisionRecorderIdentity(
   await createIfMissing(() => apis.rbac.createNamespacedRole({ namespace, body: { metadata: { name }, rules: ownRules(node) } }));
   await createIfMissing(() => apis.rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name }, roleRef: { apiGroup: RBAC, kind: 'Role', name }, subjects } }));
   await createIfMissing(() => apis.rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: `${name}-shared` }, roleRef: { apiGroup: RBAC, kind: 'Role', name: shared.role }, subjects } }));
-  await createIfMissing(() => apis.rbac.createClusterRoleBinding({ body: { metadata: { name: `${shared.clusterRole}:${node}` }, roleRef: { apiGroup: RBAC, kind: 'ClusterRole', name: shared.clusterRole }, subjects } }));
+  // The node's ServiceAccount added to the chart's recorder ClusterRoleBinding (named as the ClusterRole), as the operator does.
+  const binding = await apis.rbac.readClusterRoleBinding({ name: shared.clusterRole });
+  if (!(binding.subjects ?? []).some((s) => s.name === name && s.namespace === namespace)) {
+    await apis.rbac.replaceClusterRoleBinding({ name: shared.clusterRole, body: { ...binding, subjects: [...(binding.subjects ?? []), ...subjects] } });
+  }
   await createIfMissing(() => apis.coordination.createNamespacedLease({ namespace, body: { metadata: { name: `vigil-node-${node}` }, spec: { holderIdentity: node, leaseDurationSeconds: 15 } } }));
 }

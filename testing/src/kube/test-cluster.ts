@@ -108,14 +108,19 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'vigil-recorder' }, data: { 'config.yaml': opts.recorderConfigYaml ?? 'cluster:\n  enabled: true\n' } } });
 
   // As the chart does: the operator's ServiceAccount bound to its rules; the recorder rules as a ClusterRole and a Role
-  // that the operator binds to each node's own ServiceAccount.
+  // that the operator binds to each node's own ServiceAccount (the ClusterRole through the chart's one binding, made
+  // without subjects, which the operator alone may update: templates/rbac.yaml adds that named rule).
   for (const who of ['operator', 'recorder'] as const) {
     const rules = loadRules(who);
     const sa = `vigil-${who}`;
     const roleName = `${sa}-${namespace}`;
-    await rbac.createClusterRole({ body: { metadata: { name: roleName }, rules: rules.clusterRules } });
+    const named = who === 'operator' ? [{ apiGroups: ['rbac.authorization.k8s.io'], resources: ['clusterrolebindings'], resourceNames: [`vigil-recorder-${namespace}`], verbs: ['update'] }] : [];
+    await rbac.createClusterRole({ body: { metadata: { name: roleName }, rules: [...rules.clusterRules, ...named] } });
     await rbac.createNamespacedRole({ namespace, body: { metadata: { name: sa }, rules: rules.namespacedRules } });
-    if (who === 'recorder') continue;
+    if (who === 'recorder') {
+      await rbac.createClusterRoleBinding({ body: { metadata: { name: roleName, labels: { 'app.kubernetes.io/component': 'recorder' } }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName } } });
+      continue;
+    }
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: sa } } });
     await rbac.createClusterRoleBinding({ body: { metadata: { name: roleName }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: roleName }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });
     await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: sa }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: sa }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace }] } });

@@ -21,8 +21,11 @@ const checks = z.object({
   cluster_store: z.object({ configured: z.boolean() }),
   recordings_dir: z.object({ path: z.string(), writable: z.boolean() }),
   license: z.object({ valid: z.boolean() }),
-  /** The served certificate's end; `expiring` from 7 days before it (then the check fails). */
-  tls: z.object({ configured: z.boolean(), not_after: z.string().optional(), expiring: z.boolean().optional() }).optional(),
+  /**
+   * The served certificate's end; `expiring` from 7 days before it (reported, the check still passes), `expired` past
+   * it (the check fails); `waiting` while a node serves a provisional certificate (the check fails).
+   */
+  tls: z.object({ configured: z.boolean(), not_after: z.string().optional(), expiring: z.boolean().optional(), expired: z.boolean().optional(), waiting: z.string().optional() }).optional(),
 });
 
 const readyBody = z.object({
