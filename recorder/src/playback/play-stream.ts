@@ -231,7 +231,7 @@ class PlaySession {
 
   /**
    * Nothing whole at the read position: 'read' when more can be read now (the file grew, or the next file is open),
-   * 'wait' when the recording may still grow, 'end' when nothing more can come.
+   * 'wait' when the recording may still grow or go on in a next file, 'end' when the recording changes layout.
    */
   async #more(): Promise<'read' | 'wait' | 'end'> {
     const cursor = this.#cursor;
@@ -248,7 +248,9 @@ class PlaySession {
     // short file, one cut by a stop, whose listed end falls before where the timeline has got to).
     const candidates = await this.#deps.archive.segments(this.#req.cameraId, cursor.seg.startMs, this.#req.toMs);
     const next = candidates.find((s) => s.sequence > cursor.seg.sequence && !this.#skipped.has(s.sequence));
-    if (next === undefined) return cursor.closed ? 'end' : 'wait';
+    // Closed with nothing after it yet is what a reconnect looks like (the camera's next file opens a second or two
+    // later): wait as for a file that may grow; the stream ends past `to` or after stall_seconds with no growth.
+    if (next === undefined) return 'wait';
     const opened = await openCursor(this.#deps.archive, this.#req.cameraId, next);
     if (opened === undefined) {
       // A file being written gets its first fragment soon; a closed one that cannot be read never will.
