@@ -31,6 +31,8 @@ export interface OperationsOptions {
   clock: Clock;
   /** The certificate the API serves; undefined when `tls` is not set. */
   certificate?: ServedCertificate | undefined;
+  /** Live viewers and play streams open now. */
+  openStreams(kind: 'live' | 'play'): number;
 }
 
 export interface Operations {
@@ -91,6 +93,7 @@ export function createOperations(opts: OperationsOptions): Operations {
     ...(mode.outboxDepth === undefined ? {} : { outboxDepth: mode.outboxDepth }),
     ...(certificate === undefined ? {} : { tlsCertificateNotAfter: () => certificate.notAfter() }),
     retentionDeletions: () => retention.deletions,
+    openStreams: opts.openStreams,
     recordPathFreeBytes: async () => (await readDiskSpace(config.record_path)).freeBytes,
   });
   let listener: MetricsListener | undefined;

@@ -20,6 +20,7 @@ import { ReadScheduler } from './rtsp/read-scheduler.js';
 import { WriteScheduler } from './recording/write-scheduler.js';
 import { CameraRuntime, type CameraRuntimeDeps } from './fleet/camera-runtime.js';
 import { buildApp } from './http/app.js';
+import { OpenStreams, streamLimits } from './http/open-streams.js';
 import { TokenAuthenticator } from './http/auth.js';
 import { listen, type RunningServer } from './http/server.js';
 import type { CameraControl } from './http/services.js';
@@ -208,7 +209,8 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     waiting: () => served.waiting,
     ...(nodeCertificate === undefined ? {} : { notBefore: () => served.current.notBefore }),
   };
-  const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock, certificate: servedCertificate });
+  const openStreams = new OpenStreams(streamLimits(config.streams));
+  const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock, certificate: servedCertificate, openStreams: (kind) => openStreams.count(kind) });
   const peers = peerClient({ caFile: config.cluster.tls?.ca_file, log, clock });
   const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, peerClient: peers, clusterToken, clock, metrics: operations.metrics.jobs });
   const snapshots = new SnapshotService({ cameras: registry, log, now: () => clock.now(), observer: operations.metrics.snapshots });
@@ -235,6 +237,7 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     cluster: mode.cluster,
     archive,
     stallSeconds: config.stall_seconds,
+    streams: openStreams,
     snapshots,
     ptz,
     jobs: jobs.service,

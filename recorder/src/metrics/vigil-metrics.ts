@@ -14,6 +14,8 @@ export interface MetricsSources {
   recordPathFreeBytes(): Promise<number>;
   /** The end of the certificate the API serves; undefined without TLS. */
   tlsCertificateNotAfter?(): Date;
+  /** Long-lived answers open now: live viewers (WebSocket) and play streams. */
+  openStreams(kind: 'live' | 'play'): number;
 }
 
 /** Called by the snapshot service (snapshot/ knows nothing of Prometheus). */
@@ -92,6 +94,15 @@ export function createVigilMetrics(sources: MetricsSources): VigilMetrics {
       },
     });
   }
+  new Gauge({
+    name: 'vigil_open_streams',
+    help: 'Long-lived answers open now, by kind: live (WebSocket viewers) and play (archive play streams)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      for (const kind of ['live', 'play'] as const) this.set({ kind }, sources.openStreams(kind));
+    },
+  });
   new Gauge({
     name: 'vigil_record_path_free_bytes',
     help: 'Free bytes on the file system holding record_path',
