@@ -55,7 +55,8 @@ export class ArchivePage {
     this.#exports = new ExportPanel(this.#api);
     this.#view = buildArchiveView(root, { timeline: this.#timeline.element, calendar: this.#calendar.element, exports: this.#exports.element });
     this.#player = new ArchivePlayer(this.#view.video, {
-      playUrl: (fromMs, toMs) => this.#api.playUrl(this.#camera, fromMs, toMs),
+      playUrl: (fromMs, toMs) => this.#api.playUrl(this.#base(), this.#camera, fromMs, toMs),
+      headers: () => this.#api.headers(),
       onStatus: (text) => this.#say(text),
       onEnded: (ms) => this.#say(`End of the recording at ${clockTime(ms)}.${this.#isRecording() ? ' Press Live for the camera now.' : ''}`),
     });
@@ -128,7 +129,7 @@ export class ArchivePage {
   async #loadListing(): Promise<void> {
     const load = ++this.#loading;
     const { startMs, endMs } = dayBounds(this.#day);
-    const result = await this.#api.listing(this.#camera, startMs, endMs, offsetMinutesOn(this.#day));
+    const result = await this.#api.listing(this.#base(), this.#camera, startMs, endMs, offsetMinutesOn(this.#day));
     if (load !== this.#loading) return;
     if (!result.ok) {
       if (result.status === 401 || result.status === 403) this.#askToken(`The token was refused: ${result.message}`);
@@ -182,6 +183,11 @@ export class ArchivePage {
     const params = new URLSearchParams({ camera: this.#camera, day: this.#day });
     if (at !== undefined) params.set('t', new Date(Math.round(at)).toISOString().replace(/\.\d{3}Z$/, 'Z'));
     history.replaceState(null, '', `/archive?${params.toString()}`);
+  }
+
+  /** The node that records the camera ('' for this one, and for a camera only in this node's archive). */
+  #base(): string {
+    return this.#cameras.find((c) => c.id === this.#camera)?.url ?? '';
   }
 
   #exportTarget(): { cameraId: string; base: string } | undefined {

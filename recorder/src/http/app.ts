@@ -29,6 +29,7 @@ import { installRequestMetrics, type RequestObserver } from './request-metrics.j
 import type { NodeMetricsRecord } from '../metrics/node-metrics.js';
 import { ptzRoutes, type PtzControl } from './routes/ptz.js';
 import { snapshotRoutes, type SnapshotSource } from './routes/snapshot.js';
+import { ticketRoutes } from './routes/tickets.js';
 import { webPageRoutes } from './routes/web-page.js';
 import type { CameraControl, PlaybackService } from './services.js';
 
@@ -99,6 +100,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cameraListRoutes, { auth: deps.auth, cameras: deps.cameras, locator: deps.locator });
   await app.register(snapshotRoutes, { auth: deps.auth, snapshots: deps.snapshots });
   await app.register(ptzRoutes, { auth: deps.auth, ptz: deps.ptz });
+  await app.register(ticketRoutes, { auth: deps.auth });
   await app.register(clusterRoutes, { auth: deps.auth, cluster: deps.cluster });
   await app.register(webPageRoutes, {
     ...(deps.webRoot === undefined ? {} : { webRoot: deps.webRoot }),

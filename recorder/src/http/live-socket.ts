@@ -61,7 +61,7 @@ export function installLiveSocket(app: FastifyInstance, opts: LiveSocketOptions)
     }
     let caller;
     try {
-      caller = opts.auth.require({ headers: req.headers, query: Object.fromEntries(url.searchParams) }, 'viewer');
+      caller = opts.auth.requireOrTicket({ headers: req.headers, query: Object.fromEntries(url.searchParams) }, 'viewer', { purpose: 'live', camera: cameraId });
     } catch (err) {
       if (err instanceof ApiError) rejectUpgrade(socket, err.code, err.message);
       else rejectUpgrade(socket, 'internal_error', ERROR_CATALOGUE.internal_error.message);

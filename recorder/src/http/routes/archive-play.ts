@@ -28,18 +28,18 @@ export const archivePlayRoutes: FastifyPluginAsyncZod<PlayRouteOptions> = async 
         params: cameraIdParam,
         // Bounds stay strings here so that a non-integer gets the window's own message naming it. The answer is a
         // video/mp4 stream (no response schema, as for job downloads); errors have the usual body.
-        querystring: z.object({ from: z.string().optional(), to: z.string().optional(), access_token: z.string().optional() }),
+        querystring: z.object({ from: z.string().optional(), to: z.string().optional(), ticket: z.string().optional() }),
       },
       // A camera removed from the configuration still plays from its archive; one with none answers 404 itself.
       config: { camera: { from: 'params', key: 'camera_id', unknown: 'route' }, crossOrigin: true },
       onRequest: async (req) => {
-        opts.auth.require(req, 'viewer');
+        opts.auth.requireOrTicket(req, 'viewer', { purpose: 'media', camera: (req.params as { camera_id: string }).camera_id });
       },
     },
     async (req, reply) => {
       const cameraId = req.params.camera_id;
       const { from, to } = jobWindow(req.query);
-      const caller = opts.auth.require(req, 'viewer');
+      const caller = opts.auth.requireOrTicket(req, 'viewer', { purpose: 'media', camera: cameraId });
       // Counted from before the files are opened until the answer is over, however it ends.
       const ticket = opts.streams.admit('play', opts.auth.disabled ? undefined : caller.name);
       reply.raw.once('close', () => ticket.release());
