@@ -5,7 +5,7 @@ import { ArchivePlayer, type ArchivePlayerStats } from './archive-player.js';
 import { Calendar } from './calendar.js';
 import { ExportPanel } from './export-panel.js';
 import type { CameraInfo } from './live-tile.js';
-import { clockTime, dayBounds, isDay, localDay, offsetMinutesOn } from './local-time.js';
+import { clockTime, dayBounds, daysOnTheirOwnOffsets, isDay, localDay, offsetMinutesOn, offsetsOfYear } from './local-time.js';
 import { recordedSpans, type RecordedSpan } from './recorded-spans.js';
 import { Timeline } from './timeline.js';
 import { buildArchiveView, type ArchiveView } from './archive-view.js';
@@ -136,7 +136,8 @@ export class ArchivePage {
       else this.#say(`The recordings cannot be listed: ${result.message}`);
       return;
     }
-    this.#days = result.value.days;
+    this.#days = await this.#daysOnTheirOwnOffsets(result.value.days);
+    if (load !== this.#loading) return;
     const spans = recordedSpans(result.value.archive, Date.now());
     this.#spans = spans;
     this.#timeline.setSpans(spans);
@@ -147,6 +148,21 @@ export class ArchivePage {
     }
     this.#calendar.show(this.#day, this.#days);
     this.#view.summary.textContent = result.value.archive.length === 0 ? 'Nothing recorded on this day.' : `${result.value.archive.length} segments on this day.`;
+  }
+
+  /**
+   * The listing dates every day with the one offset it is asked with (the day shown's); in a time zone with daylight
+   * saving the days of the other season are asked again with theirs (a one-second window: days do not depend on it).
+   */
+  async #daysOnTheirOwnOffsets(days: string[]): Promise<string[]> {
+    const primary = offsetMinutesOn(this.#day);
+    const answers = new Map<number, readonly string[]>([[primary, days]]);
+    const { startMs } = dayBounds(this.#day);
+    for (const offset of offsetsOfYear(this.#day).filter((o) => o !== primary)) {
+      const other = await this.#api.listing(this.#base(), this.#camera, startMs, startMs + 1000, offset);
+      if (other.ok) answers.set(offset, other.value.days);
+    }
+    return daysOnTheirOwnOffsets(answers, primary);
   }
 
   #playAt(ms: number, resume: boolean): void {
