@@ -1,10 +1,7 @@
 // Wires archive jobs into a recorder: the queue, its runners over local recordings, the cluster token, peers.
 import type { Logger } from 'pino';
-import type { ArchiveCatalog } from './archive/archive-catalog.js';
-import type { SegmentIndex } from './archive/segment-index.js';
+import type { CameraFiles } from './archive/camera-files.js';
 import type { VigilConfig } from './config/schema.js';
-import type { CameraFleet } from './fleet/camera-fleet.js';
-import type { CameraRuntime } from './fleet/camera-runtime.js';
 import type { JobsService } from './http/routes/archive-jobs.js';
 import { exportRunner, timelapseRunner } from './jobs/archive-job-runners.js';
 import { assembleRunner } from './jobs/assemble-runner.js';
@@ -28,9 +25,8 @@ export interface Jobs {
 export interface JobsOptions {
   config: VigilConfig;
   log: Logger;
-  index: SegmentIndex;
-  catalog: ArchiveCatalog;
-  fleet: CameraFleet<CameraRuntime>;
+  /** A camera's files now: the index's and the writer's. */
+  files: CameraFiles;
   peers: PeerDirectory;
   clusterToken: ClusterToken;
   /** How this node calls its peers (TLS 1.2+, their certificates checked against cluster.tls.ca_file). */
@@ -44,16 +40,13 @@ function metricKind(job: JobRecord): JobMetricKind {
 }
 
 export async function startJobs(opts: JobsOptions): Promise<Jobs> {
-  const { config, log, index, catalog, fleet, peers, clusterToken, peerClient } = opts;
+  const { config, log, files, peers, clusterToken, peerClient } = opts;
   const jobsLog = log.child({ component: 'jobs' });
   const store = new JobStore(config.work_dir);
   const archive: LocalArchive = {
     recordPath: config.record_path,
-    closedSegments: async (cameraId, fromMs, toMs) => {
-      await catalog.ensureCamera(cameraId);
-      return index.overlapping(cameraId, fromMs, toMs);
-    },
-    unindexedSegments: (cameraId) => (fleet.runtime(cameraId)?.unindexedSegments() ?? []).map((s) => ({ path: s.writtenPath, startMs: s.start.getTime() })),
+    closedSegments: (cameraId, fromMs, toMs) => files.closed(cameraId, fromMs, toMs),
+    unindexedSegments: (cameraId) => files.unindexed(cameraId).map((s) => ({ path: s.writtenPath, startMs: s.start.getTime() })),
   };
   const deps = { archive, mediaTool: config.media_tool, workDir: config.work_dir, minFreeBytes: config.jobs.min_free_bytes };
   const queue = new JobQueue({

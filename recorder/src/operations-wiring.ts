@@ -31,6 +31,8 @@ export interface OperationsOptions {
   clock: Clock;
   /** The certificate the API serves; undefined when `tls` is not set. */
   certificate?: ServedCertificate | undefined;
+  /** Live viewers and play streams open now. */
+  openStreams(kind: 'live' | 'play'): number;
 }
 
 export interface Operations {
@@ -102,6 +104,7 @@ export function createOperations(opts: OperationsOptions): Operations {
     retentionDeletions: () => retention.deletions,
     recordPathSpace: () => readDiskSpace(config.record_path),
     retentionMinFreePercent: config.record.retention.min_free_percent,
+    openStreams: opts.openStreams,
   });
   let listener: MetricsListener | undefined;
   return {

@@ -19,7 +19,9 @@ import { RtspRelay } from './rtsp/rtsp-relay.js';
 import { ReadScheduler } from './rtsp/read-scheduler.js';
 import { WriteScheduler } from './recording/write-scheduler.js';
 import { CameraRuntime, type CameraRuntimeDeps } from './fleet/camera-runtime.js';
+import { CameraFiles } from './archive/camera-files.js';
 import { buildApp } from './http/app.js';
+import { OpenStreams, streamLimits } from './http/open-streams.js';
 import { TokenAuthenticator } from './http/auth.js';
 import { listen, type RunningServer } from './http/server.js';
 import type { CameraControl } from './http/services.js';
@@ -233,21 +235,24 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
   const clusterToken = fileClusterToken(config.auth.cluster_token_file, log, clock);
   const tokens = apiTokens(config, log, clock);
   const auth = new TokenAuthenticator(() => tokens.current(), config.auth.disabled, () => clusterToken.current());
-  const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock, certificate: servedCertificate });
+  const openStreams = new OpenStreams(streamLimits(config.streams));
+  const operations = createOperations({ config, nodeName: deps.nodeName, log, fleet, retention, mode, clock, certificate: servedCertificate, openStreams: (kind) => openStreams.count(kind) });
   const peers = peerClient({ caFile: config.cluster.tls?.ca_file, log, clock });
-  const jobs = await startJobs({ config, log, index, catalog, fleet, peers: mode.peers, peerClient: peers, clusterToken, clock, metrics: operations.metrics.jobs });
+  // A camera's files now (index + writer): one view for the listing, playback and the jobs.
+  const files = new CameraFiles({
+    recordPath: config.record_path,
+    index,
+    catalog,
+    writerFiles: (id) => fleet.runtime(id)?.unindexedSegments() ?? [],
+    openFile: (id) => fleet.runtime(id)?.currentSegment(),
+  });
+  const jobs = await startJobs({ config, log, files, peers: mode.peers, peerClient: peers, clusterToken, clock, metrics: operations.metrics.jobs });
   const snapshots = new SnapshotService({ cameras: registry, log, now: () => clock.now(), observer: operations.metrics.snapshots });
   const ptz = new PtzService({ cameras: registry, log });
   const archive = {
     archive: mode.archive ?? memoryArchiveSource(catalog, index),
-    openSegment: (id: string) => fleet.runtime(id)?.currentSegment(),
-    finishingSegments: (id: string): ClosedSegment[] => {
-      const rt = fleet.runtime(id);
-      const open = rt?.currentSegment()?.filename;
-      return (rt?.unindexedSegments() ?? [])
-        .filter((s) => s.filename !== open)
-        .map((s) => ({ cameraId: id, filename: s.filename, start: s.start, end: new Date(clock.now()), sequence: s.sequence, size: s.size, mtime: Math.floor(clock.now() / 1000) }));
-    },
+    openSegment: (id: string) => files.open(id),
+    finishingSegments: (id: string): ClosedSegment[] => files.finishing(id, clock.now()),
     nodeClock: nodeClock(),
     now: () => clock.now(),
   };
@@ -260,14 +265,12 @@ export async function startRecorder(deps: RecorderDeps): Promise<RunningRecorder
     cluster: mode.cluster,
     archive,
     stallSeconds: config.stall_seconds,
+    streams: openStreams,
     snapshots,
     ptz,
     jobs: jobs.service,
     playback: playbackService({
-      recordPath: config.record_path,
-      index,
-      catalog,
-      fleet,
+      files,
       knowsCamera: (id) => registry.get(id) !== undefined,
       clock,
       log,

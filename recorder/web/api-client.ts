@@ -1,4 +1,4 @@
-// Talks to the recorder API from the page: the token kept in sessionStorage, the camera list, the socket URL.
+// Talks to the recorder API from the page: the token kept in sessionStorage (sent as a header only), tickets, the camera list, the socket URL.
 import type { CameraInfo } from './live-tile.js';
 
 const TOKEN_KEY = 'vigil.token';
@@ -18,11 +18,28 @@ export class ApiClient {
     else sessionStorage.setItem(TOKEN_KEY, token);
   }
 
-  async cameras(): Promise<CameraListResult> {
+  /** The token as a header: the only way it leaves the page (never in a URL, where logs would keep it). */
+  authHeaders(): Record<string, string> {
     const token = this.token;
+    return token === null ? {} : { Authorization: `Bearer ${token}` };
+  }
+
+  /**
+   * A short-lived ticket (POST /api/tickets on the node `base`, '' for this one) for a URL that cannot carry a header:
+   * the live socket, a download link. Undefined without a token (a recorder with auth disabled needs none).
+   */
+  async ticket(base: string, scope: { purpose: 'live' | 'media'; camera_id: string } | { purpose: 'download'; job_id: string }): Promise<string | undefined> {
+    if (this.token === null) return undefined;
+    const res = await fetch(`${base.replace(/\/+$/, '')}/api/tickets`, { method: 'POST', headers: { ...this.authHeaders(), 'Content-Type': 'application/json' }, body: JSON.stringify(scope), cache: 'no-store' });
+    const body = (await res.json().catch(() => null)) as { ticket?: string; error?: { message?: string } } | null;
+    if (!res.ok || typeof body?.ticket !== 'string') throw new Error(body?.error?.message ?? `no ticket (HTTP ${res.status})`);
+    return body.ticket;
+  }
+
+  async cameras(): Promise<CameraListResult> {
     let res: Response;
     try {
-      res = await fetch('/api/cameras', { headers: token === null ? {} : { Authorization: `Bearer ${token}` }, cache: 'no-store' });
+      res = await fetch('/api/cameras', { headers: this.authHeaders(), cache: 'no-store' });
     } catch (err) {
       return { kind: 'failed', message: `the recorder cannot be reached (${String(err)})` };
     }
@@ -36,13 +53,14 @@ export class ApiClient {
 
   /**
    * The camera's live socket on the node that records it (this one, or `camera.url` in a cluster: browsers do
-   * not follow redirects on a WebSocket). Browsers cannot set headers on one, so the token travels as ?access_token=.
+   * not follow redirects on a WebSocket). Browsers cannot set headers on one, so it carries a ticket for this camera's
+   * live view, minted by that node a moment before.
    */
-  socketUrl(camera: CameraInfo): string {
+  async socketUrl(camera: CameraInfo): Promise<string> {
     const base = new URL(camera.url ?? location.origin);
     const scheme = base.protocol === 'https:' ? 'wss:' : 'ws:';
-    const token = this.token;
-    const query = token === null ? '' : `?access_token=${encodeURIComponent(token)}`;
+    const ticket = await this.ticket(camera.url ?? '', { purpose: 'live', camera_id: camera.id });
+    const query = ticket === undefined ? '' : `?ticket=${encodeURIComponent(ticket)}`;
     return `${scheme}//${base.host}${base.pathname.replace(/\/+$/, '')}/websocket/${encodeURIComponent(camera.id)}${query}`;
   }
 }

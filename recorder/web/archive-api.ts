@@ -30,9 +30,9 @@ export interface JobRecord {
 export type ApiResult<T> = { ok: true; value: T } | { ok: false; status: number; message: string };
 
 /**
- * Every call carries the token as ?access_token= and no custom header: a camera of another node is answered there,
- * through a 307 to another origin, and a browser neither keeps an Authorization header across such a redirect nor
- * sends one to another origin without asking first.
+ * Every call goes straight to the node that records the camera (`base`, from GET /api/cameras; '' for this one) with
+ * the token in the Authorization header, never in the URL: a 307 to another origin would drop the header, and the
+ * other node answers the browser's preflight for it. A download link, which cannot carry a header, gets a ticket.
  */
 export class ArchiveApi {
   readonly #client: ApiClient;
@@ -43,22 +43,19 @@ export class ArchiveApi {
 
   /** `base` '' for this node; a camera's node for calls that are never redirected (export, jobs). */
   url(base: string, path: string, query: Record<string, string | number> = {}): string {
-    const params = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)]));
-    const token = this.#client.token;
-    if (token !== null) params.set('access_token', token);
-    const q = params.toString();
+    const q = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
     return `${base.replace(/\/+$/, '')}${path}${q === '' ? '' : `?${q}`}`;
   }
 
-  listing(cameraId: string, fromMs: number, toMs: number, tzOffsetMinutes: number): Promise<ApiResult<Listing>> {
+  listing(base: string, cameraId: string, fromMs: number, toMs: number, tzOffsetMinutes: number): Promise<ApiResult<Listing>> {
     const path = `/api/archive/${encodeURIComponent(cameraId)}/segments`;
-    return this.#json(this.url('', path, { from: Math.floor(fromMs / 1000), to: Math.ceil(toMs / 1000), tz_offset_minutes: tzOffsetMinutes }));
+    return this.#json(this.url(base, path, { from: Math.floor(fromMs / 1000), to: Math.ceil(toMs / 1000), tz_offset_minutes: tzOffsetMinutes }));
   }
 
   /** The window in whole seconds, at most the 4 hours the API allows. */
-  playUrl(cameraId: string, fromMs: number, toMs: number): string {
+  playUrl(base: string, cameraId: string, fromMs: number, toMs: number): string {
     const from = Math.floor(fromMs / 1000);
-    return this.url('', `/api/archive/${encodeURIComponent(cameraId)}/play`, { from, to: Math.min(Math.ceil(toMs / 1000), from + MAX_WINDOW_S) });
+    return this.url(base, `/api/archive/${encodeURIComponent(cameraId)}/play`, { from, to: Math.min(Math.ceil(toMs / 1000), from + MAX_WINDOW_S) });
   }
 
   submitJob(base: string, cameraId: string, kind: 'export' | 'timelapse', fromMs: number, toMs: number, speed?: number): Promise<ApiResult<{ job_id: string; status_url: string; download_url: string }>> {
@@ -71,10 +68,21 @@ export class ArchiveApi {
     return this.#json(this.url(base, statusUrl));
   }
 
+  /** The token as a header, for the calls made elsewhere (the play stream). */
+  headers(): Record<string, string> {
+    return this.#client.authHeaders();
+  }
+
+  /** A job's download link (a link cannot carry a header): with a ticket for that job, minted now by its node. */
+  async downloadUrl(base: string, jobId: string, downloadPath: string): Promise<string> {
+    const ticket = await this.#client.ticket(base, { purpose: 'download', job_id: jobId });
+    return this.url(base, downloadPath, { download: 1, ...(ticket === undefined ? {} : { ticket }) });
+  }
+
   async #json<T>(url: string, method = 'GET'): Promise<ApiResult<T>> {
     let res: Response;
     try {
-      res = await fetch(url, { method, cache: 'no-store' });
+      res = await fetch(url, { method, headers: this.#client.authHeaders(), cache: 'no-store' });
     } catch (err) {
       return { ok: false, status: 0, message: `the recorder cannot be reached (${String(err)})` };
     }

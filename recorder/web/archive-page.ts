@@ -5,7 +5,7 @@ import { ArchivePlayer, type ArchivePlayerStats } from './archive-player.js';
 import { Calendar } from './calendar.js';
 import { ExportPanel } from './export-panel.js';
 import type { CameraInfo } from './live-tile.js';
-import { clockTime, dayBounds, isDay, localDay, offsetMinutesOn } from './local-time.js';
+import { clockTime, dayBounds, daysOnTheirOwnOffsets, isDay, localDay, offsetMinutesOn, offsetsOfYear } from './local-time.js';
 import { recordedSpans, type RecordedSpan } from './recorded-spans.js';
 import { Timeline } from './timeline.js';
 import { buildArchiveView, type ArchiveView } from './archive-view.js';
@@ -55,7 +55,8 @@ export class ArchivePage {
     this.#exports = new ExportPanel(this.#api);
     this.#view = buildArchiveView(root, { timeline: this.#timeline.element, calendar: this.#calendar.element, exports: this.#exports.element });
     this.#player = new ArchivePlayer(this.#view.video, {
-      playUrl: (fromMs, toMs) => this.#api.playUrl(this.#camera, fromMs, toMs),
+      playUrl: (fromMs, toMs) => this.#api.playUrl(this.#base(), this.#camera, fromMs, toMs),
+      headers: () => this.#api.headers(),
       onStatus: (text) => this.#say(text),
       onEnded: (ms) => this.#say(`End of the recording at ${clockTime(ms)}.${this.#isRecording() ? ' Press Live for the camera now.' : ''}`),
     });
@@ -128,14 +129,15 @@ export class ArchivePage {
   async #loadListing(): Promise<void> {
     const load = ++this.#loading;
     const { startMs, endMs } = dayBounds(this.#day);
-    const result = await this.#api.listing(this.#camera, startMs, endMs, offsetMinutesOn(this.#day));
+    const result = await this.#api.listing(this.#base(), this.#camera, startMs, endMs, offsetMinutesOn(this.#day));
     if (load !== this.#loading) return;
     if (!result.ok) {
       if (result.status === 401 || result.status === 403) this.#askToken(`The token was refused: ${result.message}`);
       else this.#say(`The recordings cannot be listed: ${result.message}`);
       return;
     }
-    this.#days = result.value.days;
+    this.#days = await this.#daysOnTheirOwnOffsets(result.value.days);
+    if (load !== this.#loading) return;
     const spans = recordedSpans(result.value.archive, Date.now());
     this.#spans = spans;
     this.#timeline.setSpans(spans);
@@ -146,6 +148,21 @@ export class ArchivePage {
     }
     this.#calendar.show(this.#day, this.#days);
     this.#view.summary.textContent = result.value.archive.length === 0 ? 'Nothing recorded on this day.' : `${result.value.archive.length} segments on this day.`;
+  }
+
+  /**
+   * The listing dates every day with the one offset it is asked with (the day shown's); in a time zone with daylight
+   * saving the days of the other season are asked again with theirs (a one-second window: days do not depend on it).
+   */
+  async #daysOnTheirOwnOffsets(days: string[]): Promise<string[]> {
+    const primary = offsetMinutesOn(this.#day);
+    const answers = new Map<number, readonly string[]>([[primary, days]]);
+    const { startMs } = dayBounds(this.#day);
+    for (const offset of offsetsOfYear(this.#day).filter((o) => o !== primary)) {
+      const other = await this.#api.listing(this.#base(), this.#camera, startMs, startMs + 1000, offset);
+      if (other.ok) answers.set(offset, other.value.days);
+    }
+    return daysOnTheirOwnOffsets(answers, primary);
   }
 
   #playAt(ms: number, resume: boolean): void {
@@ -182,6 +199,11 @@ export class ArchivePage {
     const params = new URLSearchParams({ camera: this.#camera, day: this.#day });
     if (at !== undefined) params.set('t', new Date(Math.round(at)).toISOString().replace(/\.\d{3}Z$/, 'Z'));
     history.replaceState(null, '', `/archive?${params.toString()}`);
+  }
+
+  /** The node that records the camera ('' for this one, and for a camera only in this node's archive). */
+  #base(): string {
+    return this.#cameras.find((c) => c.id === this.#camera)?.url ?? '';
   }
 
   #exportTarget(): { cameraId: string; base: string } | undefined {

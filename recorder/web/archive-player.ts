@@ -35,6 +35,8 @@ export interface ArchivePlayerStats {
 
 export interface ArchivePlayerDeps {
   playUrl(fromMs: number, toMs: number): string;
+  /** Headers of a play request: the token. */
+  headers(): Record<string, string>;
   /** Something to tell the viewer ('' clears it). */
   onStatus(text: string): void;
   /** The answer ended: nothing more is recorded after `wallMs` (in the request's window). */
@@ -165,7 +167,7 @@ export class ArchivePlayer {
     this.#session = { id, fetch, targetS, seeked: false, ended: false, endS: targetS };
     this.stats.requests++;
     this.#deps.onStatus('');
-    void fetch.run(this.#deps.playUrl(wallMs, wallMs + REQUEST_SPAN_MS));
+    void fetch.run(this.#deps.playUrl(wallMs, wallMs + REQUEST_SPAN_MS), this.#deps.headers());
   }
 
   #onInit(id: number, init: ArrayBuffer, startWallMs: number): void {

@@ -1,4 +1,4 @@
-// A month of days to pick from, the days that hold recordings marked (the listing's `days`, on the browser's clock).
+// A month of days to pick from, the days that hold recordings marked (the listing's `days`, each dated with its own UTC offset).
 import { button } from './dom.js';
 import { pad } from './local-time.js';
 

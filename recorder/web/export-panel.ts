@@ -6,6 +6,8 @@ import { clockTime, spokenDuration } from './local-time.js';
 const POLL_MS = 1000;
 const MAX_WINDOW_MS = 4 * 3600_000;
 const SPEEDS = [10, 30, 60, 120];
+/** Tickets last 5 minutes; the link gets a fresh one when it is older than this. */
+const TICKET_RENEW_MS = 4 * 60_000;
 
 export interface ExportTarget {
   cameraId: string;
@@ -23,6 +25,8 @@ export class ExportPanel {
   readonly #progress: HTMLProgressElement;
   readonly #link: HTMLAnchorElement;
   #target: ExportTarget | undefined;
+  /** The download link's job and when its ticket was minted (a ticket lasts 5 minutes: an older one is renewed on click). */
+  #download: { base: string; jobId: string; path: string; mintedAt: number } | undefined;
   #selection: { fromMs: number; toMs: number } | undefined;
   #polling = 0;
 
@@ -46,6 +50,12 @@ export class ExportPanel {
     this.#link = document.createElement('a');
     this.#link.id = 'export-download';
     this.#link.hidden = true;
+    this.#link.addEventListener('click', (ev) => {
+      const d = this.#download;
+      if (d === undefined || Date.now() - d.mintedAt < TICKET_RENEW_MS) return;
+      ev.preventDefault();
+      void this.#offerDownload(this.#polling, d.base, d.jobId, d.path).then(() => this.#link.click());
+    });
     this.element.append(this.#range, exportButton, timelapseButton, this.#speed, this.#progress, this.#status, this.#link);
     this.show(undefined, undefined);
   }
@@ -77,7 +87,7 @@ export class ExportPanel {
       this.#say(submitted.status === 403 ? 'Exporting needs a token with the operator role.' : `The ${kind} was refused: ${submitted.message}`);
       return;
     }
-    const { status_url: statusUrl, download_url: downloadUrl } = submitted.value;
+    const { job_id: jobId, status_url: statusUrl, download_url: downloadUrl } = submitted.value;
     while (poll === this.#polling) {
       const job = await this.#api.job(target.base, statusUrl);
       if (poll !== this.#polling) return;
@@ -86,9 +96,7 @@ export class ExportPanel {
       } else if (job.value.state === 'done') {
         this.#progress.value = 1;
         this.#say(`Done (${Math.round((job.value.size_bytes ?? 0) / 1024)} KiB).`);
-        this.#link.href = this.#api.url(target.base, downloadUrl, { download: 1 });
-        this.#link.textContent = 'Download';
-        this.#link.hidden = false;
+        await this.#offerDownload(poll, target.base, jobId, downloadUrl);
         return;
       } else if (job.value.state === 'failed') {
         this.#progress.hidden = true;
@@ -104,5 +112,21 @@ export class ExportPanel {
 
   #say(text: string): void {
     this.#status.textContent = text;
+  }
+
+  /** Shows the download link with a ticket for the job (a link cannot carry the token's header). */
+  async #offerDownload(poll: number, base: string, jobId: string, path: string): Promise<void> {
+    let href: string;
+    try {
+      href = await this.#api.downloadUrl(base, jobId, path);
+    } catch (err) {
+      this.#say(`The result cannot be offered for download: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    if (poll !== this.#polling) return;
+    this.#download = { base, jobId, path, mintedAt: Date.now() };
+    this.#link.href = href;
+    this.#link.textContent = 'Download';
+    this.#link.hidden = false;
   }
 }

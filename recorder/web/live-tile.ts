@@ -27,7 +27,8 @@ export interface TileStats extends PlayerStats {
 }
 
 export interface TileDeps {
-  socketUrl(camera: CameraInfo): string;
+  /** The camera's socket URL with a fresh ticket; rejects when none can be had (the token refused, the node away). */
+  socketUrl(camera: CameraInfo): Promise<string>;
   /** Called when a connection failed before opening (maybe a token problem: the upgrade answered 401). */
   onConnectFailed(): void;
 }
@@ -58,6 +59,8 @@ export class LiveTile {
   #openedAt: number | undefined;
   #lastClose: { code: number; reason: string } | undefined;
   #lastError: string | undefined;
+  /** A ticket for the next connection is being asked for. */
+  #connecting = false;
 
   constructor(camera: CameraInfo, deps: TileDeps) {
     this.#camera = camera;
@@ -108,7 +111,7 @@ export class LiveTile {
 
   start(): void {
     this.#stopped = false;
-    if (this.#socket === undefined && this.#retry === undefined) this.#connect();
+    if (this.#socket === undefined && this.#retry === undefined && !this.#connecting) this.#connect();
   }
 
   stop(): void {
@@ -122,7 +125,30 @@ export class LiveTile {
   #connect(): void {
     this.#retry = undefined;
     this.#setStatus('connecting…');
-    const socket = new WebSocket(this.#deps.socketUrl(this.#camera));
+    this.#connecting = true;
+    this.#deps.socketUrl(this.#camera).then(
+      (url) => {
+        this.#connecting = false;
+        if (!this.#stopped) this.#open(url);
+      },
+      (err: unknown) => {
+        this.#connecting = false;
+        if (this.#stopped) return;
+        this.#deps.onConnectFailed();
+        this.#retryLater(err instanceof Error ? err.message : String(err));
+      },
+    );
+  }
+
+  #retryLater(why: string): void {
+    this.#failures++;
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (this.#failures - 1)) * (0.75 + Math.random() * 0.5);
+    this.#setStatus(`${why}; retrying in ${Math.round(delay / 100) / 10} s`);
+    this.#retry = window.setTimeout(() => this.#connect(), delay);
+  }
+
+  #open(url: string): void {
+    const socket = new WebSocket(url);
     socket.binaryType = 'arraybuffer';
     /** Why this connection's player gave up, if it did: the retry status says it instead of the close code. */
     let playerError: string | undefined;
@@ -167,10 +193,7 @@ export class LiveTile {
       this.#teardown();
       if (this.#stopped) return;
       if (!opened) this.#deps.onConnectFailed();
-      this.#failures++;
-      const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (this.#failures - 1)) * (0.75 + Math.random() * 0.5);
-      this.#setStatus(`${playerError ?? CLOSE_TEXT[ev.code] ?? 'disconnected'}; retrying in ${Math.round(delay / 100) / 10} s`);
-      this.#retry = window.setTimeout(() => this.#connect(), delay);
+      this.#retryLater(playerError ?? CLOSE_TEXT[ev.code] ?? 'disconnected');
     };
   }
 

@@ -18,6 +18,28 @@ export function offsetMinutesOn(day: string): number {
   return -new Date((startMs + endMs) / 2).getTimezoneOffset();
 }
 
+/** The UTC offsets the browser's time zone uses in the year of `day` (one, or two with daylight saving). */
+export function offsetsOfYear(day: string): number[] {
+  const year = day.slice(0, 4);
+  return [...new Set([offsetMinutesOn(`${year}-01-15`), offsetMinutesOn(`${year}-07-15`)])];
+}
+
+/**
+ * The days with recordings, each dated with its own UTC offset: `answers` are the listing's `days` asked with each
+ * offset of the time zone (the listing dates every day with the one offset it is given); a day is taken from the
+ * answer of its own offset, or from `primary`'s when its offset was not asked (another year's rules).
+ */
+export function daysOnTheirOwnOffsets(answers: ReadonlyMap<number, readonly string[]>, primary: number): string[] {
+  const days = new Set<string>();
+  for (const [offset, list] of answers) {
+    for (const day of list) {
+      const own = offsetMinutesOn(day);
+      if ((answers.has(own) ? own : primary) === offset) days.add(day);
+    }
+  }
+  return [...days].sort();
+}
+
 export function isDay(text: string | null): text is string {
   return text !== null && /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(dayBounds(text).startMs);
 }

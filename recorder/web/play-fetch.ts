@@ -33,9 +33,10 @@ export class PlayFetch {
     this.#controller.abort();
   }
 
-  async run(url: string): Promise<void> {
+  /** `headers`: the token (Authorization), never in `url`. */
+  async run(url: string, headers: Record<string, string>): Promise<void> {
     try {
-      const res = await fetch(url, { signal: this.#controller.signal, cache: 'no-store' });
+      const res = await fetch(url, { headers, signal: this.#controller.signal, cache: 'no-store' });
       if (!res.ok) {
         const body = (await res.json().catch(() => null)) as { error?: { message?: string } } | null;
         this.#handlers.onError(body?.error?.message ?? `HTTP ${res.status}`, res.status);

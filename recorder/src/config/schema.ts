@@ -103,6 +103,25 @@ export const tokenSchema = z
   })
   .strict();
 
+function streamLimitSchema(perNode: number, perToken: number) {
+  return z
+    .object({
+      per_node: z.number().int().min(1).max(100_000).default(perNode),
+      per_token: z.number().int().min(1).max(100_000).default(perToken),
+    })
+    .strict()
+    .default({ per_node: perNode, per_token: perToken });
+}
+
+/** Open long-lived answers: live viewers (WebSocket) and play streams, per node and per token; past either, 429. */
+export const streamsSchema = z
+  .object({
+    live: streamLimitSchema(500, 100),
+    play: streamLimitSchema(100, 16),
+  })
+  .strict()
+  .default({ live: { per_node: 500, per_token: 100 }, play: { per_node: 100, per_token: 16 } });
+
 export const configSchema = z
   .object({
     nodeName: z.string().max(253).default(''),
@@ -191,6 +210,7 @@ export const configSchema = z
         }
       })
       .default({ enabled: false, dataDir: '/var/lib/vigil/data', peers: [] }),
+    streams: streamsSchema,
     archive: z
       .object({
         rescan_minutes: z.number().positive().max(10_080).default(10),

@@ -11,6 +11,7 @@ import { clientErrorHandler, frameworkErrors } from './client-errors.js';
 import { installErrorHandling } from './error-handler.js';
 import { installLiveSocket } from './live-socket.js';
 import type { LiveLimits } from './live-viewer.js';
+import { OpenStreams, streamLimits } from './open-streams.js';
 import { archiveCurrentRoutes } from './routes/archive-current.js';
 import { archiveJobRoutes, type JobsService } from './routes/archive-jobs.js';
 import { archivePlayRoutes } from './routes/archive-play.js';
@@ -28,6 +29,7 @@ import { installRequestMetrics, type RequestObserver } from './request-metrics.j
 import type { NodeMetricsRecord } from '../metrics/node-metrics.js';
 import { ptzRoutes, type PtzControl } from './routes/ptz.js';
 import { snapshotRoutes, type SnapshotSource } from './routes/snapshot.js';
+import { ticketRoutes } from './routes/tickets.js';
 import { webPageRoutes } from './routes/web-page.js';
 import type { CameraControl, PlaybackService } from './services.js';
 
@@ -52,6 +54,8 @@ export interface AppDeps {
   stallSeconds: number;
   /** Live viewer queue, socket buffer and ping bounds (defaults in live-viewer.ts). */
   liveLimits?: Partial<LiveLimits>;
+  /** Open live viewers and play streams, limited per node and per token (config `streams`); default: that key's defaults. */
+  streams?: OpenStreams;
   /** The spec's cluster endpoints; undefined outside cluster mode (they answer 404 not_clustered). */
   cluster?: ClusterControl | undefined;
   /** Readiness checks, the node metrics record and request timing (Prometheus). */
@@ -65,6 +69,7 @@ export interface AppDeps {
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const streams = deps.streams ?? new OpenStreams(streamLimits());
   const app = Fastify({
     // Request lines are info; the HTTP logger shows warnings and errors only.
     loggerInstance: deps.log.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
@@ -88,13 +93,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(archiveCurrentRoutes, { auth: deps.auth, cameras: deps.cameras });
   await app.register(archiveSegmentsRoutes, { auth: deps.auth, ...deps.archive });
   await app.register(archiveSegmentFileRoutes, { auth: deps.auth, playback: deps.playback });
-  await app.register(archivePlayRoutes, { auth: deps.auth, cameras: deps.cameras, playback: deps.playback });
+  await app.register(archivePlayRoutes, { auth: deps.auth, cameras: deps.cameras, playback: deps.playback, streams });
   await app.register(archiveJobRoutes, { auth: deps.auth, jobs: deps.jobs });
   await app.register(jobStatusRoutes, { auth: deps.auth, jobs: deps.jobs });
   await app.register(cameraControlRoutes, { auth: deps.auth, cameras: deps.cameras });
   await app.register(cameraListRoutes, { auth: deps.auth, cameras: deps.cameras, locator: deps.locator });
   await app.register(snapshotRoutes, { auth: deps.auth, snapshots: deps.snapshots });
   await app.register(ptzRoutes, { auth: deps.auth, ptz: deps.ptz });
+  await app.register(ticketRoutes, { auth: deps.auth });
   await app.register(clusterRoutes, { auth: deps.auth, cluster: deps.cluster });
   await app.register(webPageRoutes, {
     ...(deps.webRoot === undefined ? {} : { webRoot: deps.webRoot }),
@@ -106,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     locator: deps.locator,
     log: deps.log,
     waitForStreamMs: deps.stallSeconds * 1000,
+    streams,
     ...(deps.certificateWait === undefined ? {} : { certificateWait: deps.certificateWait }),
     ...(deps.liveLimits === undefined ? {} : { limits: deps.liveLimits }),
   });

@@ -1,6 +1,8 @@
 // Bearer-token authentication with roles viewer < operator < admin; tokens are stored as SHA-256 hashes only.
+// A token is read from the Authorization header only, never from a URL; URLs carry short-lived tickets instead.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Role } from '../config/schema.js';
+import { AccessTickets, type TicketScope } from './access-tickets.js';
 import { ApiError } from './error-catalogue.js';
 
 const RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
@@ -28,13 +30,29 @@ export class TokenAuthenticator {
   #byHash = new Map<string, Caller>();
   readonly #clusterToken: () => string | undefined;
   readonly disabled: boolean;
+  /** Tickets for URLs (a WebSocket, <video src>, a download link), minted by POST /api/tickets. */
+  readonly tickets: AccessTickets;
 
   /** `clusterToken`: the secret shared by the nodes (read anew on each use: it may rotate), accepted only where a route allows it (assemble, downloads). */
   /** `tokens`: a fixed list, or a function giving the current list (a token file that may change). */
-  constructor(tokens: readonly TokenEntry[] | (() => readonly TokenEntry[]), disabled: boolean, clusterToken: () => string | undefined = () => undefined) {
+  constructor(tokens: readonly TokenEntry[] | (() => readonly TokenEntry[]), disabled: boolean, clusterToken: () => string | undefined = () => undefined, now: () => number = Date.now) {
     this.#tokens = typeof tokens === 'function' ? tokens : () => tokens;
     this.#clusterToken = clusterToken;
     this.disabled = disabled;
+    this.tickets = new AccessTickets(clusterToken, now);
+  }
+
+  /**
+   * Like require(), but a request whose query carries `ticket` is let through when the ticket is for exactly `scope`
+   * (and the role `min` is one a ticket grants: tickets are minted for viewer endpoints). An invalid ticket is 401.
+   */
+  requireOrTicket(req: TokenCarrier, min: Role, scope: TicketScope): Caller {
+    const ticket = (req.query as Record<string, unknown> | undefined)?.['ticket'];
+    if (this.disabled || typeof ticket !== 'string' || ticket === '') return this.require(req, min);
+    const holder = this.tickets.verify(ticket, scope);
+    if (holder === undefined) throw new ApiError('unauthorized', 'the ticket is not valid for this request (expired, for another camera or purpose, or altered)');
+    if (RANK[holder.role] < RANK[min]) throw new ApiError('forbidden', `this needs the ${min} role; the ticket's token has ${holder.role}`);
+    return holder;
   }
 
   /** True when the request carries the cluster token. */
@@ -83,7 +101,5 @@ function bearerToken(req: TokenCarrier): string | undefined {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (m?.[1] !== undefined) return m[1];
   }
-  const query = req.query as Record<string, unknown> | undefined;
-  const fromQuery = query?.['access_token'];
-  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
+  return undefined;
 }

@@ -51,7 +51,23 @@ function cameraIdOf(req: FastifyRequest, addressing: CameraAddressing): string |
  * internal one (the owner's Service), which callers inside the cluster can reach.
  */
 export function redirectLocation(where: Extract<CameraLocation, { kind: 'remote' }>, headers: IncomingHttpHeaders, rawUrl: string): string {
-  return `${ownerBaseUrl(where, headers)}${rawUrl.startsWith('/') ? rawUrl : `/${rawUrl}`}`;
+  return `${ownerBaseUrl(where, headers)}${withoutLongLivedToken(rawUrl.startsWith('/') ? rawUrl : `/${rawUrl}`)}`;
+}
+
+/**
+ * The path and query without `access_token`: a long-lived token must not travel on in a Location (it would land in
+ * the next hop's access logs). Tokens are not taken from URLs anyway; an old client that still sends one is told to
+ * send it as a header by the 401 it gets. A `ticket` (short-lived, one camera and purpose) passes on: the owner
+ * accepts it, being signed with the key the nodes share.
+ */
+function withoutLongLivedToken(pathAndQuery: string): string {
+  const at = pathAndQuery.indexOf('?');
+  if (at === -1) return pathAndQuery;
+  const params = new URLSearchParams(pathAndQuery.slice(at + 1));
+  if (!params.has('access_token')) return pathAndQuery;
+  params.delete('access_token');
+  const query = params.toString();
+  return `${pathAndQuery.slice(0, at)}${query === '' ? '' : `?${query}`}`;
 }
 
 /** The owner's base URL (no trailing slash) as this caller should reach it. */

@@ -42,6 +42,7 @@ export const ERROR_CATALOGUE = {
   segment_not_found: { status: 404, message: 'no such segment file on this node' },
   no_recordings: { status: 404, message: 'nothing is recorded on this node in the window' },
   not_fragmented: { status: 409, message: 'the window starts in a progressive MP4 segment, which play cannot cut' },
+  too_many_streams: { status: 429, message: 'the node or the token already holds as many open streams of this kind as it may' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -11,6 +11,7 @@ import type { TokenAuthenticator } from './auth.js';
 import { redirectLocation } from './camera-routing.js';
 import { ApiError, errorBody, ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.js';
 import { DEFAULT_LIVE_LIMITS, LIVE_CLOSE, serveLiveViewer, type LiveLimits } from './live-viewer.js';
+import type { OpenStreams, StreamTicket } from './open-streams.js';
 import type { CameraControl } from './services.js';
 
 export interface LiveSocketOptions {
@@ -21,6 +22,8 @@ export interface LiveSocketOptions {
   /** A viewer of a camera that is not streaming yet waits this long for the init segment (stall_seconds). */
   waitForStreamMs: number;
   limits?: Partial<LiveLimits>;
+  /** Open live viewers, limited per node and per token (429 past either). */
+  streams: OpenStreams;
   /** While this answers a reason, upgrades are refused 503 certificate_pending. */
   certificateWait?: CertificateWait;
 }
@@ -56,8 +59,9 @@ export function installLiveSocket(app: FastifyInstance, opts: LiveSocketOptions)
     } catch {
       cameraId = '';
     }
+    let caller;
     try {
-      opts.auth.require({ headers: req.headers, query: Object.fromEntries(url.searchParams) }, 'viewer');
+      caller = opts.auth.requireOrTicket({ headers: req.headers, query: Object.fromEntries(url.searchParams) }, 'viewer', { purpose: 'live', camera: cameraId });
     } catch (err) {
       if (err instanceof ApiError) rejectUpgrade(socket, err.code, err.message);
       else rejectUpgrade(socket, 'internal_error', ERROR_CATALOGUE.internal_error.message);
@@ -72,6 +76,16 @@ export function installLiveSocket(app: FastifyInstance, opts: LiveSocketOptions)
       rejectUpgrade(socket, 'camera_not_found', `camera ${cameraId} is not known on this node`);
       return;
     }
+    let ticket: StreamTicket;
+    try {
+      ticket = opts.streams.admit('live', opts.auth.disabled ? undefined : caller.name);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      rejectUpgrade(socket, err.code, err.message, err.details);
+      return;
+    }
+    // The connection's end, however it comes (a refused handshake, the viewer leaving, shutdown), ends the count.
+    socket.once('close', () => ticket.release());
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       if (opts.cameras.state(cameraId) === undefined) {
         ws.close(LIVE_CLOSE.cameraNotFound, 'camera is not known on this node');
@@ -97,9 +111,9 @@ export function installLiveSocket(app: FastifyInstance, opts: LiveSocketOptions)
 }
 
 /** Answers the upgrade request with a plain HTTP error (the error body of the API) and closes the connection. */
-function rejectUpgrade(socket: Duplex, code: ErrorCode, message: string): void {
+function rejectUpgrade(socket: Duplex, code: ErrorCode, message: string, details?: Record<string, unknown>): void {
   const status = ERROR_CATALOGUE[code].status;
-  const body = JSON.stringify(errorBody(code, message));
+  const body = JSON.stringify(errorBody(code, message, details));
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
     'Connection: close',

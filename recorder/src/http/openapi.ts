@@ -3,8 +3,11 @@ import fastifySwagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 
-/** Routes that are not part of the API (the bundled page); the WebSocket endpoint is no fastify route at all. */
-export const NOT_IN_OPENAPI = ['/', '/archive', '/assets/:name'] as const;
+/**
+ * Routes that are not part of the API (the bundled page, the CORS preflight answer for every path); the WebSocket
+ * endpoint is no fastify route at all.
+ */
+export const NOT_IN_OPENAPI = ['/', '/archive', '/assets/:name', '/*'] as const;
 
 /** Must run before any route is registered: swagger collects routes as they are added. */
 export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {

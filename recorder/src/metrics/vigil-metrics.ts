@@ -19,6 +19,8 @@ export interface MetricsSources {
   retentionMinFreePercent: number;
   /** The end of the certificate the API serves; undefined without TLS. */
   tlsCertificateNotAfter?(): Date;
+  /** Long-lived answers open now: live viewers (WebSocket) and play streams. */
+  openStreams(kind: 'live' | 'play'): number;
 }
 
 /** Called by the snapshot service (snapshot/ knows nothing of Prometheus). */
@@ -110,6 +112,15 @@ export function createVigilMetrics(sources: MetricsSources): VigilMetrics {
     });
   }
   registerRecordPathSeries(registry, () => sources.recordPathSpace(), sources.retentionMinFreePercent);
+  new Gauge({
+    name: 'vigil_open_streams',
+    help: 'Long-lived answers open now, by kind: live (WebSocket viewers) and play (archive play streams)',
+    labelNames: ['kind'],
+    registers: [registry],
+    collect() {
+      for (const kind of ['live', 'play'] as const) this.set({ kind }, sources.openStreams(kind));
+    },
+  });
 
   return {
     registry,

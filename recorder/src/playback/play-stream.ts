@@ -5,6 +5,7 @@ import type { Clock } from '../util/clock.js';
 import { retimeMoof } from './fragment-retime.js';
 import { fragmentTimes, leadTrack, type FragmentTimes } from './fragment-times.js';
 import { trackLayoutKey } from './init-compat.js';
+import { seekKeyframe } from './keyframe-seek.js';
 import type { PlayArchive, PlaySegment } from './play-archive.js';
 import { PlaybackError } from './playback-errors.js';
 import { SegmentFileReader, type FileFragment } from './segment-file-reader.js';
@@ -113,23 +114,20 @@ function wallOf(cursor: Cursor, decode: number): number {
   return cursor.firstWallMs + ((decode - (cursor.firstDecode ?? decode)) / lead.timescale) * 1000;
 }
 
-/** The keyframe fragment at or before `fromMs` (the file's first one when `fromMs` is before it). */
+/**
+ * The keyframe fragment at or before `fromMs` (the file's first one when `fromMs` is before it), found on fragment
+ * headers (keyframe-seek.ts): only that fragment's samples are read.
+ */
 async function startFragment(cursor: Cursor, fromMs: number): Promise<{ fragment: FileFragment; times: FragmentTimes } | undefined> {
   const lead = leadTrack(cursor.init);
   if (lead === undefined || lead.timescale <= 0) return undefined;
-  let chosen: { fragment: FileFragment; times: FragmentTimes } | undefined;
-  for (let pos = cursor.pos; ; ) {
-    const fragment = await cursor.reader.fragmentAt(pos, cursor.limit);
-    if (fragment === undefined) break;
-    const times = fragmentTimes(fragment.moof, fragment.offset, cursor.init, lead);
-    if (times === undefined) break;
-    cursor.firstDecode ??= times.decode;
-    const wall = wallOf(cursor, times.decode);
-    if (chosen !== undefined && wall > fromMs) break;
-    if (times.keyframe) chosen = { fragment, times };
-    pos = fragment.end;
-  }
-  return chosen;
+  const file = { reader: cursor.reader, init: cursor.init, lead, firstPos: cursor.pos, limit: cursor.limit };
+  const seeked = await seekKeyframe(file, (firstDecode) => firstDecode + Math.floor(((fromMs - cursor.firstWallMs) / 1000) * lead.timescale));
+  if (seeked === undefined) return undefined;
+  const fragment = await cursor.reader.fragmentAt(seeked.offset, cursor.limit);
+  if (fragment === undefined) return undefined;
+  cursor.firstDecode = seeked.firstDecode;
+  return { fragment, times: seeked.times };
 }
 
 class PlaySession {
@@ -231,7 +229,7 @@ class PlaySession {
 
   /**
    * Nothing whole at the read position: 'read' when more can be read now (the file grew, or the next file is open),
-   * 'wait' when the recording may still grow, 'end' when nothing more can come.
+   * 'wait' when the recording may still grow or go on in a next file, 'end' when the recording changes layout.
    */
   async #more(): Promise<'read' | 'wait' | 'end'> {
     const cursor = this.#cursor;
@@ -248,7 +246,9 @@ class PlaySession {
     // short file, one cut by a stop, whose listed end falls before where the timeline has got to).
     const candidates = await this.#deps.archive.segments(this.#req.cameraId, cursor.seg.startMs, this.#req.toMs);
     const next = candidates.find((s) => s.sequence > cursor.seg.sequence && !this.#skipped.has(s.sequence));
-    if (next === undefined) return cursor.closed ? 'end' : 'wait';
+    // Closed with nothing after it yet is what a reconnect looks like (the camera's next file opens a second or two
+    // later): wait as for a file that may grow; the stream ends past `to` or after stall_seconds with no growth.
+    if (next === undefined) return 'wait';
     const opened = await openCursor(this.#deps.archive, this.#req.cameraId, next);
     if (opened === undefined) {
       // A file being written gets its first fragment soon; a closed one that cannot be read never will.

@@ -6,6 +6,8 @@ import { parseInitSegment } from '../media/init-parser.js';
 
 /** One read brings this much: a sequential reader of 10 KB fragments needs a read every couple of dozen of them. */
 const READ_AHEAD_BYTES = 256 * 1024;
+/** What a read for a fragment's headers only brings: a moof and the mdat header after it, not the samples. */
+const HEADER_READ_AHEAD_BYTES = 4 * 1024;
 /** A moov or moof larger than this is not one we wrote. */
 const MAX_HEADER_BOX_BYTES = 16 * 1024 * 1024;
 /** A fragment's samples larger than this are refused rather than held in memory (a 4K keyframe is ~2 MB). */
@@ -31,10 +33,18 @@ export interface FileFragment {
   end: number;
 }
 
+/** A fragment's moof without its samples: enough to know its times, read without the mdat's payload. */
+export interface FragmentHeader {
+  offset: number;
+  moof: Buffer;
+  end: number;
+}
+
 export class SegmentFileReader {
   readonly #fh: FileHandle;
   #window = Buffer.alloc(0);
   #windowStart = 0;
+  #bytesRead = 0;
 
   private constructor(fh: FileHandle) {
     this.#fh = fh;
@@ -47,6 +57,11 @@ export class SegmentFileReader {
   /** The file's size now (it grows while it is being written). */
   async size(): Promise<number> {
     return (await this.#fh.stat()).size;
+  }
+
+  /** Bytes read from the file so far (read-ahead included). */
+  get bytesRead(): number {
+    return this.#bytesRead;
   }
 
   async close(): Promise<void> {
@@ -81,27 +96,55 @@ export class SegmentFileReader {
    * undefined when none ends at or before `limit` (not written yet, cut short by a crash, or something else follows).
    */
   async fragmentAt(offset: number, limit: number): Promise<FileFragment | undefined> {
+    const boxes = await this.#fragmentBoxes(offset, limit, READ_AHEAD_BYTES);
+    if (boxes === undefined) return undefined;
+    const { moof, mdat } = boxes;
+    const both = await this.#read(moof.start, mdat.end - moof.start, limit);
+    if (both.length !== mdat.end - moof.start) return undefined;
+    return { offset: moof.start, moof: both.subarray(0, moof.size), mdat: both.subarray(moof.size), end: mdat.end };
+  }
+
+  /**
+   * Like fragmentAt, but reads the moof and the mdat's header only, never the samples: for walking a file by its
+   * fragments' times. The moof is a copy (it stays valid whatever is read next).
+   */
+  async fragmentHeaderAt(offset: number, limit: number): Promise<FragmentHeader | undefined> {
+    const boxes = await this.#fragmentBoxes(offset, limit, HEADER_READ_AHEAD_BYTES);
+    if (boxes === undefined) return undefined;
+    const moof = await this.#read(boxes.moof.start, boxes.moof.size, limit, HEADER_READ_AHEAD_BYTES);
+    if (moof.length !== boxes.moof.size) return undefined;
+    return { offset: boxes.moof.start, moof: Buffer.from(moof), end: boxes.mdat.end };
+  }
+
+  /**
+   * Up to `length` bytes at `offset` as they are in the file (fewer at `limit`), read without read-ahead: for
+   * looking for a fragment from an arbitrary offset. A copy.
+   */
+  async bytesAt(offset: number, length: number, limit: number): Promise<Buffer> {
+    return Buffer.from(await this.#read(offset, Math.max(0, Math.min(length, limit - offset)), limit, 0));
+  }
+
+  /** The moof and mdat headers of the fragment at `offset` (skipping small boxes before it), both whole before `limit`. */
+  async #fragmentBoxes(offset: number, limit: number, readAhead: number): Promise<{ moof: BoxHeader & { start: number; end: number }; mdat: BoxHeader & { start: number; end: number } } | undefined> {
     let pos = offset;
     for (;;) {
-      const header = await this.#headerAt(pos, limit);
+      const header = await this.#headerAt(pos, limit, readAhead);
       if (header === undefined) return undefined;
       if (SKIPPED_BOXES.has(header.type)) {
         pos = header.end;
         continue;
       }
       if (header.type !== 'moof' || header.size > MAX_HEADER_BOX_BYTES) return undefined;
-      const mdatHeader = await this.#headerAt(header.end, limit);
+      const mdatHeader = await this.#headerAt(header.end, limit, readAhead);
       if (mdatHeader === undefined || mdatHeader.type !== 'mdat' || mdatHeader.size > MAX_MDAT_BYTES) return undefined;
-      const both = await this.#read(header.start, mdatHeader.end - header.start, limit);
-      if (both.length !== mdatHeader.end - header.start) return undefined;
-      return { offset: header.start, moof: both.subarray(0, header.size), mdat: both.subarray(header.size), end: mdatHeader.end };
+      return { moof: header, mdat: mdatHeader };
     }
   }
 
   /** The box header at `pos` when the whole box lies before `limit`. */
-  async #headerAt(pos: number, limit: number): Promise<BoxHeader | undefined> {
+  async #headerAt(pos: number, limit: number, readAhead = READ_AHEAD_BYTES): Promise<(BoxHeader & { start: number; end: number }) | undefined> {
     if (pos + 8 > limit) return undefined;
-    const bytes = await this.#read(pos, Math.min(MAX_BOX_HEADER_BYTES, limit - pos), limit);
+    const bytes = await this.#read(pos, Math.min(MAX_BOX_HEADER_BYTES, limit - pos), limit, readAhead);
     let header: BoxHeader | null;
     try {
       header = readBoxHeader(bytes, 0, bytes.length);
@@ -118,18 +161,19 @@ export class SegmentFileReader {
    * Up to `length` bytes at `position` (fewer at the end of the file), through a read-ahead window that never holds a
    * byte at or past `limit`: past it a file being written may show half a write, which a later read must not reuse.
    */
-  async #read(position: number, length: number, limit: number): Promise<Buffer> {
+  async #read(position: number, length: number, limit: number, readAhead = READ_AHEAD_BYTES): Promise<Buffer> {
     const windowEnd = this.#windowStart + this.#window.length;
     if (position >= this.#windowStart && position + length <= windowEnd) {
       return this.#window.subarray(position - this.#windowStart, position - this.#windowStart + length);
     }
     // A fresh buffer each time: fragments handed out earlier may still be on their way to a socket.
-    const buf = Buffer.allocUnsafe(Math.max(length, Math.min(READ_AHEAD_BYTES, limit - position)));
+    const buf = Buffer.allocUnsafe(Math.max(length, Math.min(readAhead, limit - position)));
     let filled = 0;
     while (filled < length) {
       const { bytesRead } = await this.#fh.read(buf, filled, buf.length - filled, position + filled);
       if (bytesRead === 0) break;
       filled += bytesRead;
+      this.#bytesRead += bytesRead;
     }
     this.#window = buf.subarray(0, filled);
     this.#windowStart = position;

@@ -94,6 +94,10 @@ test('archive page in Chromium: spans and the gap, a click plays the clicked mom
   const browser = await launchChromium(t);
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const problems: string[] = [];
+  // Every URL the page asks for while it is used (requests, sockets, the download): the token must be in none.
+  const urls: string[] = [];
+  page.on('request', (req) => urls.push(req.url()));
+  page.on('websocket', (ws) => urls.push(ws.url()));
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
@@ -152,6 +156,7 @@ test('archive page in Chromium: spans and the gap, a click plays the clicked mom
     assert.ok(at >= clicked - 1000 && at <= clicked + 10_000, `t is where playback is (${at - clicked} ms after the click)`);
     const second = await browser.newPage();
     second.on('pageerror', (err) => problems.push(`page error (shared link): ${err.message}`));
+    second.on('request', (req) => urls.push(req.url()));
     await second.addInitScript((token) => sessionStorage.setItem('vigil.token', token), TOKEN);
     await second.goto(shared.toString());
     await waitUntil(async () => (await stats(second)).lastPlay?.firstFrameAt !== undefined, 15_000, 'the shared moment plays');
@@ -216,5 +221,12 @@ test('archive page in Chromium: spans and the gap, a click plays the clicked mom
 
   await t.test('no errors in the page', () => {
     assert.deepEqual(problems, []);
+  });
+
+  await t.test('the token travels in no URL: listings, play and jobs send it as a header, the download link a ticket', () => {
+    assert.ok(urls.some((u) => u.includes('/play?')) && urls.some((u) => u.includes('/segments?')) && urls.some((u) => u.includes('/export?')), 'the page was used: listings, plays and an export');
+    assert.deepEqual(urls.filter((u) => u.includes(TOKEN) || u.includes(encodeURIComponent(TOKEN)) || /[?&]access_token=/.test(u)), [], 'no URL carries the token');
+    const downloads = urls.filter((u) => u.includes('/download?'));
+    assert.ok(downloads.length > 0 && downloads.every((u) => new URL(u).searchParams.get('ticket')?.startsWith('v1.') === true), `the download link carries a ticket: ${downloads.join(' ')}`);
   });
 });

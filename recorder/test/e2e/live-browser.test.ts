@@ -42,6 +42,10 @@ test(`live view in Chromium: token prompt, a first picture, ${SOAK_SECONDS} s of
   const page = await browser.newPage();
   const pageErrors: string[] = [];
   page.on('pageerror', (err) => pageErrors.push(err.message));
+  // Every URL the page asks for (requests and the live socket): the token must be in none.
+  const urls: string[] = [];
+  page.on('request', (req) => urls.push(req.url()));
+  page.on('websocket', (ws) => urls.push(ws.url()));
   await page.goto(rec.url);
 
   // Authentication is on: the page asks for a token, keeps it for the session and plays.
@@ -99,4 +103,8 @@ test(`live view in Chromium: token prompt, a first picture, ${SOAK_SECONDS} s of
   t.diagnostic(`brief data underruns ('waiting') during the soak: ${(end?.stalls ?? 0) - (settled?.stalls ?? 0)}`);
   assert.equal(end?.connections, 1, `no reconnects (${JSON.stringify(end)})`);
   assert.deepEqual(pageErrors, []);
+  // The token went as a header only; the socket carried a short-lived ticket for this camera's live view.
+  assert.deepEqual(urls.filter((u) => u.includes(TOKEN) || /[?&]access_token=/.test(u)), [], 'no URL carries the token');
+  const sockets = urls.filter((u) => u.startsWith('ws'));
+  assert.ok(sockets.length === 1 && new URL(sockets[0] as string).searchParams.get('ticket')?.startsWith('v1.') === true, `the socket's URL carries a ticket: ${sockets.join(' ')}`);
 });

@@ -21,8 +21,8 @@ interface ParsedViewer {
 }
 
 /** A ws client that parses each message on its own, so it proves every message is one whole init or moof+mdat. */
-function parsedViewer(url: string): ParsedViewer {
-  const ws = new WebSocket(url);
+function parsedViewer(url: string, token?: string): ParsedViewer {
+  const ws = new WebSocket(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
   const messages: ParsedViewer['messages'] = [];
   let init: InitSegment | undefined;
   ws.on('message', (data: Buffer) => {
@@ -76,17 +76,17 @@ test('live WebSocket: init first, then moof fragments in real time; a late joine
   assert.equal((await getJson(`${rec.url}/api/cameras`)).status, 401);
 
   // Refusals are HTTP answers to the upgrade request.
-  const refused = async (url: string): Promise<number> => {
-    const ws = new WebSocket(url);
+  const refused = async (url: string, token?: string): Promise<number> => {
+    const ws = new WebSocket(url, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
     ws.on('error', () => undefined);
     const [, res] = (await once(ws, 'unexpected-response')) as [unknown, { statusCode: number }];
     ws.terminate();
     return res.statusCode;
   };
-  assert.equal(await refused(`${wsBase}/websocket/nope?access_token=${TOKENS.viewer}`), 404);
+  assert.equal(await refused(`${wsBase}/websocket/nope`, TOKENS.viewer), 404);
   assert.equal(await refused(`${wsBase}/websocket/lobby`), 401);
 
-  const first = parsedViewer(`${wsBase}/websocket/lobby?access_token=${TOKENS.viewer}`);
+  const first = parsedViewer(`${wsBase}/websocket/lobby`, TOKENS.viewer);
   await once(first.ws, 'open');
   await waitUntil(() => first.messages.length >= 20, 15_000, 'twenty messages');
   assert.equal(first.messages[0]?.kind, 'init', 'the first message is the init segment');
@@ -97,7 +97,7 @@ test('live WebSocket: init first, then moof fragments in real time; a late joine
   // Joining mid-GOP (GOP 2 s, fragments ~200 ms): the GOP cache starts the newcomer at the last keyframe.
   for (const delayMs of [700, 1300]) {
     await new Promise((r) => setTimeout(r, delayMs));
-    const late = parsedViewer(`${wsBase}/websocket/lobby?access_token=${TOKENS.viewer}`);
+    const late = parsedViewer(`${wsBase}/websocket/lobby`, TOKENS.viewer);
     await waitUntil(() => late.messages.length >= 3, 10_000, 'the late joiner gets data');
     assert.equal(late.messages[0]?.kind, 'init');
     const firstFragment = late.messages[1];
@@ -108,6 +108,6 @@ test('live WebSocket: init first, then moof fragments in real time; a late joine
   // Stopping the camera ends the stream: the viewer is closed with 4410 so players reconnect.
   assert.equal((await postJson(`${rec.url}/cameras/stop`, { id: 'lobby' }, TOKENS.operator)).status, 200);
   assert.deepEqual(await first.closed, { code: 4410, reason: 'stream ended: stopped' });
-  const whileStopped = parsedViewer(`${wsBase}/websocket/lobby?access_token=${TOKENS.viewer}`);
+  const whileStopped = parsedViewer(`${wsBase}/websocket/lobby`, TOKENS.viewer);
   assert.deepEqual(await whileStopped.closed, { code: 4410, reason: 'camera is stopped' });
 });

@@ -85,8 +85,13 @@ test('playback server: segment files, a growing file, play across segments and a
     assert.equal(outside.headers.get('content-range'), `bytes */${onDisk.length}`);
     const etag = whole.headers.get('etag') as string;
     assert.equal((await fetchBytes(`${rec.url}${b.url}`, TOKENS.viewer, { 'if-none-match': etag })).status, 304);
-    // With ?access_token= (a <video src>), as with the header; without any token 401.
-    assert.equal((await fetchBytes(`${rec.url}${b.url}?access_token=${TOKENS.viewer}`, undefined)).status, 200);
+    // A <video src> carries a media ticket of the camera (minted with the token in the header), never the token.
+    assert.equal((await fetchBytes(`${rec.url}${b.url}?access_token=${TOKENS.viewer}`, undefined)).status, 401);
+    const minted = await postJson(`${rec.url}/api/tickets`, { purpose: 'media', camera_id: 'yard' }, TOKENS.viewer);
+    assert.equal(minted.status, 200);
+    const ticket = encodeURIComponent((minted.body as { ticket: string }).ticket);
+    assert.equal((await fetchBytes(`${rec.url}${b.url}?ticket=${ticket}`, undefined)).status, 200);
+    assert.equal((await fetchBytes(`${rec.url}${d.url.replace('/yard/', '/dock/').replace('yard_', 'dock_')}?ticket=${ticket}`, undefined)).status, 401, 'not for another camera');
     assert.equal((await fetchBytes(`${rec.url}${b.url}`, undefined)).status, 401);
     const error = async (path: string): Promise<[number, string]> => {
       const r = await getJson(`${rec.url}${path}`, TOKENS.viewer);
@@ -215,7 +220,7 @@ test('playback server: segment files, a growing file, play across segments and a
       return out;
     };
     const controller = new AbortController();
-    const res = await fetch(`${rec.url}/api/archive/yard/play?from=${startOf(b)}&to=${Math.floor(Date.now() / 1000) + 60}&access_token=${TOKENS.viewer}`, { signal: controller.signal });
+    const res = await fetch(`${rec.url}/api/archive/yard/play?from=${startOf(b)}&to=${Math.floor(Date.now() / 1000) + 60}`, { headers: { authorization: `Bearer ${TOKENS.viewer}` }, signal: controller.signal });
     assert.equal(res.status, 200);
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     await reader.read(); // the first bytes; then the client reads no more (the recorder waits for it: backpressure)

@@ -71,7 +71,7 @@ test('an RTSP camera with Digest auth is recorded into playable segments; API, a
   assert.equal(anon.headers.get('www-authenticate')?.startsWith('Bearer'), true);
   assert.equal((anon.body as { error: { code: string } }).error.code, 'unauthorized');
   assert.equal((await getJson(`${rec.url}/api/archive/lobby/current`, 'wrong-token')).status, 401);
-  assert.equal((await getJson(`${rec.url}/api/archive/lobby/current?access_token=${TOKENS.viewer}`)).status, 200);
+  assert.equal((await getJson(`${rec.url}/api/archive/lobby/current?access_token=${TOKENS.viewer}`)).status, 401, 'a token is never read from the URL');
   assert.equal((await getJson(`${rec.url}/api/health/live`)).status, 200, 'health needs no token');
   const viewerStop = await postJson(`${rec.url}/cameras/stop`, { id: 'lobby' }, TOKENS.viewer);
   assert.equal(viewerStop.status, 403);

@@ -99,12 +99,47 @@ test('"*" starts and stops this node’s cameras and is never redirected', async
 
 test('the live WebSocket upgrade for a camera recorded elsewhere is a 307 naming the owner; an unknown camera is 404', async (t) => {
   const { url } = await cluster(t);
-  const moved = await tryUpgrade(`${url}/websocket/elsewhere?access_token=${TOKENS.viewer}`);
+  const moved = await tryUpgrade(`${url}/websocket/elsewhere?keep=1`, auth('viewer'));
   assert.equal(moved.status, 307);
-  assert.equal(moved.headers['location'], `${NODE_B.url}/websocket/elsewhere?access_token=${TOKENS.viewer}`);
-  const unknown = await tryUpgrade(`${url}/websocket/nowhere?access_token=${TOKENS.viewer}`);
+  assert.equal(moved.headers['location'], `${NODE_B.url}/websocket/elsewhere?keep=1`);
+  const unknown = await tryUpgrade(`${url}/websocket/nowhere`, auth('viewer'));
   assert.equal(unknown.status, 404);
   assert.equal(JSON.parse(unknown.body).error.code, 'camera_not_found');
   const anonymous = await tryUpgrade(`${url}/websocket/elsewhere`);
   assert.equal(anonymous.status, 401, 'no redirect without a token');
+});
+
+test('a 307 never carries a long-lived token: access_token is dropped from Location, a ticket passes and opens the camera on the owner', async (t) => {
+  const { app, url } = await cluster(t);
+  // A client that still puts its token in the URL (and in the header, so it is let through): not passed on.
+  for (const path of ['/api/archive/elsewhere/play?from=1700000000&access_token=LEAKED&to=1700000600', '/api/archive/elsewhere/current?access_token=LEAKED']) {
+    const res = await app.inject({ url: path, headers: auth('viewer') });
+    assert.equal(res.statusCode, 307);
+    assert.doesNotMatch(String(res.headers['location']), /access_token|LEAKED/, path);
+  }
+  const play = await app.inject({ url: '/api/archive/elsewhere/play?from=1700000000&access_token=LEAKED&to=1700000600', headers: auth('viewer') });
+  assert.equal(play.headers['location'], `${NODE_B.url}/api/archive/elsewhere/play?from=1700000000&to=1700000600`, 'the rest of the query kept');
+  const upgrade = await tryUpgrade(`${url}/websocket/elsewhere?access_token=LEAKED`, auth('viewer'));
+  assert.equal(upgrade.status, 307);
+  assert.doesNotMatch(String(upgrade.headers['location']), /access_token|LEAKED/);
+  // A long-lived token in the URL alone is not accepted at all.
+  assert.equal((await app.inject({ url: `/api/archive/elsewhere/current?access_token=${TOKENS.viewer}` })).statusCode, 401);
+
+  // A ticket minted here for the camera's media passes with the redirect, and the owner (another app sharing the
+  // cluster token, as the nodes of a cluster do) accepts it for that camera and purpose only.
+  const minted = await app.inject({ method: 'POST', url: '/api/tickets', headers: auth('viewer'), payload: { purpose: 'media', camera_id: 'elsewhere' } });
+  assert.equal(minted.statusCode, 200);
+  const { ticket, expires_at: expiresAt } = minted.json<{ ticket: string; expires_at: number }>();
+  assert.ok(expiresAt > Date.now() / 1000 && expiresAt <= Date.now() / 1000 + 300, 'short-lived: at most 5 minutes');
+  const viaTicket = await app.inject({ url: `/api/archive/elsewhere/play?from=1700000000&to=1700000600&ticket=${encodeURIComponent(ticket)}` });
+  assert.equal(viaTicket.statusCode, 307);
+  const location = new URL(String(viaTicket.headers['location']));
+  assert.equal(location.searchParams.get('ticket'), ticket);
+  const owner = await listenTestApp(t, { cameras: hubCameras(new Map([['elsewhere', new StreamHub('elsewhere')]])) });
+  const onOwner = await owner.app.inject({ url: `${location.pathname}${location.search}` });
+  assert.equal(onOwner.statusCode, 404, 'let in on the owner (which has nothing recorded)');
+  assert.equal(onOwner.json<{ error: { code: string } }>().error.code, 'no_recordings');
+  assert.equal((await owner.app.inject({ url: `/api/archive/here/play?from=1700000000&to=1700000600&ticket=${encodeURIComponent(ticket)}` })).statusCode, 401, 'another camera');
+  assert.equal((await owner.app.inject({ url: `/api/archive/elsewhere/current?ticket=${encodeURIComponent(ticket)}` })).statusCode, 401, 'a route tickets do not open');
+  assert.equal((await owner.app.inject({ method: 'POST', url: '/api/tickets', payload: { purpose: 'live', camera_id: 'elsewhere' }, query: { ticket } })).statusCode, 401, 'a ticket cannot mint another');
 });

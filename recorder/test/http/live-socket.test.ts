@@ -31,6 +31,13 @@ async function until(cond: () => boolean, what: string, ms = 5000): Promise<void
   }
 }
 
+/** A ticket minted by the app (POST /api/tickets with the long-lived token in the header). */
+async function mintTicket(url: string, body: Record<string, string>): Promise<string> {
+  const res = await fetch(`${url}/api/tickets`, { method: 'POST', headers: { authorization: `Bearer ${VIEWER_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { ticket: string }).ticket;
+}
+
 test('the upgrade is refused with HTTP answers: unknown path or camera 404, no or bad token 401', async (t) => {
   const live = await startLiveApp(t);
   live.hubs.set('door', new StreamHub('door'));
@@ -46,12 +53,22 @@ test('the upgrade is refused with HTTP answers: unknown path or camera 404, no o
   assert.equal(anonymous.status, 401);
   assert.equal(JSON.parse(anonymous.body).error.code, 'unauthorized');
   assert.match(String(anonymous.headers['www-authenticate']), /^Bearer/);
-  assert.equal((await tryUpgrade(`${live.url}/websocket/door?access_token=wrong`)).status, 401);
+  assert.equal((await tryUpgrade(`${live.url}/websocket/door?ticket=wrong`)).status, 401);
   // An unauthenticated caller cannot probe which cameras exist.
   assert.equal((await tryUpgrade(`${live.url}/websocket/nope`)).status, 401);
 
   assert.equal((await tryUpgrade(`${live.url}/websocket/door`, auth)).status, 101);
-  assert.equal((await tryUpgrade(`${live.url}/websocket/door?access_token=${VIEWER_TOKEN}`)).status, 101);
+  // The long-lived token is never read from a URL; a ticket for this camera's live view is.
+  assert.equal((await tryUpgrade(`${live.url}/websocket/door?access_token=${VIEWER_TOKEN}`)).status, 401);
+  live.hubs.set('window', new StreamHub('window'));
+  const ticket = await mintTicket(live.url, { purpose: 'live', camera_id: 'door' });
+  assert.equal((await tryUpgrade(`${live.url}/websocket/door?ticket=${encodeURIComponent(ticket)}`)).status, 101);
+  assert.equal((await tryUpgrade(`${live.url}/websocket/window?ticket=${encodeURIComponent(ticket)}`)).status, 401, 'another camera');
+  const media = await mintTicket(live.url, { purpose: 'media', camera_id: 'door' });
+  assert.equal((await tryUpgrade(`${live.url}/websocket/door?ticket=${encodeURIComponent(media)}`)).status, 401, 'another purpose');
+  const [v, payload, mac] = ticket.split('.') as [string, string, string];
+  const widened = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), s: 'live:window' })).toString('base64url');
+  assert.equal((await tryUpgrade(`${live.url}/websocket/window?ticket=${encodeURIComponent([v, widened, mac].join('.'))}`)).status, 401, 'an altered scope');
 });
 
 test('init first, then live fragments; a late joiner starts with the GOP cache at its keyframe', async (t) => {

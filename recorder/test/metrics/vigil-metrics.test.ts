@@ -11,7 +11,7 @@ import { parsePrometheusText } from '@vigil/testing/prometheus-text';
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46, 0, 1, 0xff, 0xd9]);
 
 function sources(over: Partial<MetricsSources> = {}): MetricsSources {
-  return { cameras: () => [], retentionDeletions: () => ({ max_age: 0, min_free: 0 }), recordPathSpace: async () => ({ freeBytes: 1e9, totalBytes: 4e9 }), retentionMinFreePercent: 5, ...over };
+  return { cameras: () => [], retentionDeletions: () => ({ max_age: 0, min_free: 0 }), recordPathSpace: async () => ({ freeBytes: 1e9, totalBytes: 4e9 }), retentionMinFreePercent: 5, ...over, openStreams: over.openStreams ?? (() => 0) };
 }
 
 test('camera series are read at scrape time; a separate registry per recorder, no global state', async () => {

@@ -34,7 +34,7 @@ export interface JobRouteOptions {
 }
 
 const submitted = z.object({ job_id: z.string(), status_url: z.string(), download_url: z.string() });
-const bounds = z.object({ from: z.string().optional(), to: z.string().optional(), speed: z.string().optional(), access_token: z.string().optional() });
+const bounds = z.object({ from: z.string().optional(), to: z.string().optional(), speed: z.string().optional() });
 
 /** Export and time-lapse take their window in the query; a body (even `{}`) is a client mistake, not something to ignore. */
 function refuseBody(headers: Record<string, string | string[] | undefined>, kind: string): void {

@@ -7,6 +7,7 @@ import { PlaybackError } from '../../playback/playback-errors.js';
 import { compactUtc } from '../../util/iso-time.js';
 import type { TokenAuthenticator } from '../auth.js';
 import { ApiError } from '../error-catalogue.js';
+import type { OpenStreams } from '../open-streams.js';
 import { cameraIdParam } from '../schemas.js';
 import type { CameraControl, PlaybackService } from '../services.js';
 import { jobWindow } from '../window-query.js';
@@ -15,6 +16,8 @@ export interface PlayRouteOptions {
   auth: TokenAuthenticator;
   cameras: Pick<CameraControl, 'state'>;
   playback: PlaybackService;
+  /** Open play streams, limited per node and per token (429 past either). */
+  streams: OpenStreams;
 }
 
 export const archivePlayRoutes: FastifyPluginAsyncZod<PlayRouteOptions> = async (app, opts) => {
@@ -25,22 +28,27 @@ export const archivePlayRoutes: FastifyPluginAsyncZod<PlayRouteOptions> = async 
         params: cameraIdParam,
         // Bounds stay strings here so that a non-integer gets the window's own message naming it. The answer is a
         // video/mp4 stream (no response schema, as for job downloads); errors have the usual body.
-        querystring: z.object({ from: z.string().optional(), to: z.string().optional(), access_token: z.string().optional() }),
+        querystring: z.object({ from: z.string().optional(), to: z.string().optional(), ticket: z.string().optional() }),
       },
       // A camera removed from the configuration still plays from its archive; one with none answers 404 itself.
       config: { camera: { from: 'params', key: 'camera_id', unknown: 'route' }, crossOrigin: true },
       onRequest: async (req) => {
-        opts.auth.require(req, 'viewer');
+        opts.auth.requireOrTicket(req, 'viewer', { purpose: 'media', camera: (req.params as { camera_id: string }).camera_id });
       },
     },
     async (req, reply) => {
       const cameraId = req.params.camera_id;
       const { from, to } = jobWindow(req.query);
+      const caller = opts.auth.requireOrTicket(req, 'viewer', { purpose: 'media', camera: cameraId });
+      // Counted from before the files are opened until the answer is over, however it ends.
+      const ticket = opts.streams.admit('play', opts.auth.disabled ? undefined : caller.name);
+      reply.raw.once('close', () => ticket.release());
       const abort = new AbortController();
       let stream;
       try {
         stream = await opts.playback.open({ cameraId, fromMs: from * 1000, toMs: to * 1000 }, abort.signal);
       } catch (err) {
+        ticket.release();
         if (err instanceof PlaybackError) {
           if (err.kind === 'no_recordings' && opts.cameras.state(cameraId) === undefined) throw new ApiError('camera_not_found', `camera ${cameraId} is not known on this node and has no recordings here`);
           throw new ApiError(err.kind, err.message);

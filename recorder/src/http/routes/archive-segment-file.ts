@@ -20,11 +20,11 @@ export const archiveSegmentFileRoutes: FastifyPluginAsyncZod<SegmentFileRouteOpt
     {
       schema: {
         params: cameraIdParam.extend({ filename: z.string() }),
-        querystring: z.object({ access_token: z.string().optional() }),
+        querystring: z.object({ ticket: z.string().optional() }),
       },
       config: { camera: { from: 'params', key: 'camera_id', unknown: 'route' }, crossOrigin: true },
       onRequest: async (req) => {
-        opts.auth.require(req, 'viewer');
+        opts.auth.requireOrTicket(req, 'viewer', { purpose: 'media', camera: (req.params as { camera_id: string }).camera_id });
       },
     },
     async (req, reply) => {

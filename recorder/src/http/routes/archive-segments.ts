@@ -43,7 +43,6 @@ export const archiveSegmentsRoutes: FastifyPluginAsyncZod<SegmentsRouteOptions> 
           from: z.string().optional(),
           to: z.string().optional(),
           tz_offset_minutes: z.string().optional(),
-          access_token: z.string().optional(),
         }),
         response: { 200: z.object({ archive: z.array(segmentRecord), days: z.array(z.string()) }), 400: errorResponse, 500: errorResponse, 503: errorResponse },
       },

@@ -41,10 +41,11 @@ export const jobStatusRoutes: FastifyPluginAsyncZod<JobRouteOptions> = async (ap
     {
       schema: {
         params: jobParam,
-        querystring: z.object({ download: z.string().optional(), access_token: z.string().optional() }),
+        querystring: z.object({ download: z.string().optional(), ticket: z.string().optional() }),
       },
       config: { crossOrigin: true },
-      onRequest: async (req) => void auth.requireOrCluster(req, 'viewer'),
+      // A node fetching an assembly part presents the cluster token; a browser's download link a ticket for the job.
+      onRequest: async (req) => void (auth.isCluster(req) ? auth.requireOrCluster(req, 'viewer') : auth.requireOrTicket(req, 'viewer', { purpose: 'download', job: (req.params as { job_id: string }).job_id })),
     },
     async (req, reply) => {
       const job = find(req.params.job_id);
