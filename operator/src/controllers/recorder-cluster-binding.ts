@@ -1,7 +1,7 @@
 // The chart's recorder ClusterRoleBinding (desired/recorder-identity.ts): its subjects kept to every RecorderNode's
 // ServiceAccount. The chart makes the binding (without subjects); the operator may get and update it by name and may
 // update or delete no other ClusterRoleBinding of the cluster (kubernetes.md "Least privilege").
-import { Resources, type Binding } from '@vigil/kube';
+import { isDerivedFrom, Resources, type Binding } from '@vigil/kube';
 import { recorderClusterBindingName, recorderClusterBindingSubjects } from '../desired/recorder-identity.js';
 import type { ControllerContext } from './context.js';
 
@@ -18,8 +18,8 @@ export function recorderClusterBindingKeeper(ctx: ControllerContext): (signal: A
     }
     reportedMissing = false;
     const want = recorderClusterBindingSubjects(ctx.caches.recorderNodes.list(), ctx.namespace);
-    const stored = (have.subjects ?? []).map((s) => ({ kind: s.kind, apiGroup: s.apiGroup ?? '', name: s.name, namespace: s.namespace }));
-    if (JSON.stringify(stored) === JSON.stringify(want)) return true;
+    // Compared as the server returns them (no empty apiGroup, its key order): a repeated PUT on every pass otherwise.
+    if (isDerivedFrom(want, have.subjects ?? [])) return true;
     const next: Binding = { ...have, subjects: want };
     ctx.caches.clusterRoleBindings.upsert(await ctx.client.replace(Resources.clusterRoleBindings, next, { signal }));
     ctx.log.info({ clusterrolebinding: name, subjects: want.length }, 'recorder ClusterRoleBinding subjects updated');

@@ -40,7 +40,7 @@ test('an approved request is decided again at signing: another account asking fo
   assert.equal(failed?.certificate, undefined, 'no certificate for names that are not the requester’s');
   const condition = failed?.conditions?.find((c) => c.type === 'Failed');
   assert.equal(condition?.reason, 'NotARecorderNode');
-  assert.match(condition?.message ?? '', /not signed: requested by "kubernetes-admin"/);
+  assert.match(condition?.message ?? '', /not signed: requested by "vigil-test-admin"/);
   assert.match(Buffer.from((await read('by-node-a')).status?.certificate ?? '', 'base64').toString('utf8'), /BEGIN CERTIFICATE/, 'the node’s own request is signed');
   await waitUntil(async () => (await cluster.events()).some((e) => e.reason === 'CertificateNotSigned' && /by-a-person/.test(e.message ?? '')), 10_000, 'a CertificateNotSigned Event');
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { API_VERSION, MEMBERSHIP_REQUEST_ANNOTATION, type MembershipRequest, type RecorderNode } from '@vigil/crds';
-import { Resources, toApiTime, type Lease } from '@vigil/kube';
+import { Resources, toApiTime, toMicroTime, type Lease } from '@vigil/kube';
 import { reconcileMembershipRequestsFor } from '../../src/controllers/membership-requests.js';
 import { inProcessOperator } from '../support/in-process.js';
 
@@ -69,7 +69,7 @@ test('an unreadable request is warned about once per request, not at every heart
     await until(() => (ctx.caches.leases.get(`${ns}/vigil-node-node-a`)?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION] ?? null) === text, 'the annotation in the cache');
   };
   const heartbeat = async (i: number) => {
-    const renewed = await admin.mergePatch<Lease>(Resources.leases, ns, 'vigil-node-node-a', { spec: { renewTime: toApiTime(Date.now() + i * 1000) } });
+    const renewed = await admin.mergePatch<Lease>(Resources.leases, ns, 'vigil-node-node-a', { spec: { renewTime: toMicroTime(Date.now() + i * 1000) } });
     await until(() => ctx.caches.leases.get(`${ns}/vigil-node-node-a`)?.metadata.resourceVersion === renewed.metadata.resourceVersion, 'the renewal in the cache');
     await reconcile('node-a', signal);
   };
