@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { probe } from '@vigil/testing/media-probe';
+import { probe, squeezedPictures } from '@vigil/testing/media-probe';
 import { waitUntil } from '@vigil/testing/processes';
 import { startHostileRtspCamera } from '@vigil/testing/hostile-rtsp-camera';
 import { startPerlRtspServer } from '@vigil/testing/rtsp-perl-server';
@@ -62,6 +62,10 @@ test('default settings against servers that refuse RTP over TCP (rtsp-server-per
     const p = await probe(join(rec.recordPath, files[0] as string));
     assert.equal(p.errors, '', `${id}: ${files[0]} decodes cleanly`);
     assert.ok(p.playSeconds >= 1.5, `${id}: ${p.playSeconds} s`);
+    // Every file, not only the first: on the ffmpeg path each RTCP sender report of the camera's moved a track (by
+    // the publisher's varying send delay, backwards too: pictures one tick apart) wherever it came, until the relay
+    // held the reports back from ffmpeg.
+    for (const file of files) assert.deepEqual(await squeezedPictures(join(rec.recordPath, file)), [], `${id}: ${file}: no picture shown for no time`);
     // What worked is kept in work_dir for the next start.
     const kept = JSON.parse(await readFile(join(rec.workDir, 'rtsp-transports', id), 'utf8')) as { transport: string };
     assert.equal(kept.transport, 'udp');
