@@ -21,7 +21,7 @@ interface CameraEntry {
   rtsp_transport_reason: string | null;
 }
 
-test('default settings against servers that refuse RTP over TCP (rtsp-server-perl: 400, VLC: 461): both paths fall back to UDP, record, and remember it', { timeout: 150_000 }, async (t) => {
+test('default settings against servers that refuse RTP over TCP (rtsp-server-perl: 400, VLC: 461): both paths fall back to UDP, record, and remember it', { timeout: 300_000 }, async (t) => {
   const dir = await tempDir(t);
   const perl = await startPerlRtspServer({ audio: true });
   t.after(() => perl.stop());
@@ -51,7 +51,15 @@ test('default settings against servers that refuse RTP over TCP (rtsp-server-per
     const warnings = rec.logs().filter((l) => l.level >= 40).map((l) => `${String(l['camera'])} ${l.msg} ${String(l['err'] ?? l['reason'] ?? l['ffmpeg'] ?? '')}`);
     throw new Error(`${String(err)}; warnings: ${warnings.slice(-12).join(' | ')}`);
   });
-  const list = (await getJson(`${rec.url}/api/cameras`)).body as CameraEntry[];
+  // VLC ends its stream every 30 s (a BYE, then a new session): at one instant a camera may be between two sessions,
+  // the longer the more loaded the machine. All four recording at once is the functional check.
+  let list: CameraEntry[] = [];
+  await waitUntil(async () => {
+    list = (await getJson(`${rec.url}/api/cameras`)).body as CameraEntry[];
+    return ids.every((id) => list.find((c) => c.id === id)?.state === 'recording');
+  }, 60_000, 'every camera recording at once').catch((err: unknown) => {
+    throw new Error(`${String(err)}: ${JSON.stringify(list.map((c) => [c.id, c.state]))}`);
+  });
   for (const id of ids) {
     const entry = list.find((c) => c.id === id);
     assert.equal(entry?.state, 'recording', id);
@@ -64,8 +72,13 @@ test('default settings against servers that refuse RTP over TCP (rtsp-server-per
     assert.ok(p.playSeconds >= 1.5, `${id}: ${p.playSeconds} s`);
     // Every file, not only the first: on the ffmpeg path each RTCP sender report of the camera's moved a track (by
     // the publisher's varying send delay, backwards too: pictures one tick apart) wherever it came, until the relay
-    // held the reports back from ffmpeg.
-    for (const file of files) assert.deepEqual(await squeezedPictures(join(rec.recordPath, file)), [], `${id}: ${file}: no picture shown for no time`);
+    // held the reports back from ffmpeg. Not counted: the first picture of a file, which at the start of an ffmpeg run
+    // can come one tick before the second (ffmpeg's demuxer gives that first keyframe no time of its own: see
+    // docs/testing.md); nothing a viewer sees, and no decoder complains.
+    for (const file of files) {
+      const squeezed = (await squeezedPictures(join(rec.recordPath, file))).filter((step) => !step.startsWith('0 → '));
+      assert.deepEqual(squeezed, [], `${id}: ${file}: no picture shown for no time`);
+    }
     // What worked is kept in work_dir for the next start.
     const kept = JSON.parse(await readFile(join(rec.workDir, 'rtsp-transports', id), 'utf8')) as { transport: string };
     assert.equal(kept.transport, 'udp');
