@@ -13,6 +13,9 @@ import { startVlcRtspServer } from '@vigil/testing/vlc-rtsp-server';
 import { startRecorderProcess } from '../support/recorder-process.js';
 import { currentFilename, getJson, segmentFiles } from './helpers.js';
 
+/** The BYE tests' stall_seconds is 10: a session that ignored the BYE would resume only after that (and log it). */
+const STALL_BOUND_MS = 9_000;
+
 /** 2 s files: 16 s of each camera, three of ffmpeg's sender report intervals (5 s) and more. */
 const FILES_CHECKED = 8;
 
@@ -92,7 +95,7 @@ test('default settings against servers that refuse RTP over TCP (rtsp-server-per
   }
 });
 
-test('the end of each loop of VLC (RTCP BYE, then VLC closes the connection) is the end of the session: recording resumes within 2 s, on both paths', { timeout: 120_000 }, async (t) => {
+test('the end of each loop of VLC (RTCP BYE, then VLC closes the connection) is the end of the session: recording resumes at once (before stall_seconds), on both paths', { timeout: 120_000 }, async (t) => {
   const dir = await tempDir(t);
   const vlc = await startVlcRtspServer({ seconds: 6 });
   t.after(() => vlc.stop());
@@ -111,13 +114,12 @@ test('the end of each loop of VLC (RTCP BYE, then VLC closes the connection) is 
   t.after(() => rec.stop());
   const resumed = await Promise.all(['loop-native', 'loop-ffmpeg'].map((id) => resumeAfterEnd(rec.url, id)));
   for (const { id, ms } of resumed) t.diagnostic(`${id}: a new file ${ms} ms after the stream ended`);
-  // As below: ffmpeg's new process may be slow to start on a loaded machine.
-  const bound: Record<string, number> = { 'loop-native': 2_000, 'loop-ffmpeg': 5_000 };
-  for (const { id, ms } of resumed) assert.ok(ms <= (bound[id] as number), `${id}: recording resumed ${ms} ms after the stream ended`);
+  // As below: the bound separates a session that ended at the BYE from one that waited for stall_seconds (10 s).
+  for (const { id, ms } of resumed) assert.ok(ms < STALL_BOUND_MS, `${id}: recording resumed ${ms} ms after the stream ended`);
   assert.equal(rec.logs().filter((l) => l.msg === 'camera went silent; restarting ingest').length, 0, 'no camera waited for stall_seconds');
 });
 
-test('an RTCP BYE on a connection that stays open ends the session at once: recording resumes within 2 s of the BYE, on both paths', { timeout: 120_000 }, async (t) => {
+test('an RTCP BYE on a connection that stays open ends the session at once: recording resumes before stall_seconds would, on both paths', { timeout: 120_000 }, async (t) => {
   const dir = await tempDir(t);
   const loop = join(dir, 'loop.h264');
   await encodeLoopFile(loop, { width: 320, height: 180, fps: 25, gop: 25, bitrateKbps: 300, seconds: 4 });
@@ -149,11 +151,11 @@ test('an RTCP BYE on a connection that stays open ends the session at once: reco
     }),
   );
   for (const { id, ms } of resumed) t.diagnostic(`${id}: a new file ${ms} ms after the BYE`);
-  // Both restart at once. ffmpeg then needs a new process to start, typically 0.4–0.8 s to its first fragment here, but
-  // up to 3.5 s was seen with other test files loading the machine (load average 15): its bound is a functional one,
-  // still well under the 10 s stall_seconds that would end a session that ignored the BYE.
-  const bound: Record<string, number> = { 'bye-native': 2_000, 'bye-ffmpeg': 5_000 };
-  for (const { id, ms } of resumed) assert.ok(ms <= (bound[id] as number), `${id}: recording resumed ${ms} ms after the BYE`);
+  // Both restart at once: natively typically within 0.3 s, ffmpeg needs a new process, typically 0.4–0.8 s to its
+  // first fragment here, but up to 3.5 s was seen with other test files loading the machine (load average 15). How
+  // fast is bench/'s; the bound here is functional: under the 10 s stall_seconds that would end a session that
+  // ignored the BYE (and no 'went silent' restart, below).
+  for (const { id, ms } of resumed) assert.ok(ms < STALL_BOUND_MS, `${id}: recording resumed ${ms} ms after the BYE`);
   assert.ok(rec.logs().some((l) => l.msg === 'camera sent RTCP BYE; reconnecting' && l['camera'] === 'bye-native'), 'the native session says why it ended');
   const ffmpegEnds = rec.logs().filter((l) => l['camera'] === 'bye-ffmpeg' && /ended|restarting/.test(l.msg));
   assert.ok(ffmpegEnds.some((l) => /the camera ended the stream/.test(l.msg)), `so does the ffmpeg run: ${JSON.stringify(ffmpegEnds)}`);
