@@ -39,6 +39,23 @@ export async function probe(path: string): Promise<ProbeResult> {
   };
 }
 
+/**
+ * The video pictures of a file that follow the one before by less than `minMs` of decode time (default 1 ms), as
+ * "dts → dts" in seconds: pictures a player shows for no time. ffmpeg's muxer writes them when its input's decode time
+ * stepped back ("Non-monotonous DTS … changing to N+1": one tick apart), and its decoder then reports "non
+ * monotonically increasing dts". Reads the packet table only (no decoding): cheap enough for every file of a test.
+ */
+export async function squeezedPictures(path: string, minMs = 1): Promise<string[]> {
+  const { stdout } = await run('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'packet=dts_time', '-of', 'csv=p=0', path], { maxBuffer: 16 * 1024 * 1024 });
+  const times = stdout.split('\n').filter((line) => line.trim() !== '').map((line) => Number(line.split(',')[0])).filter((t) => Number.isFinite(t));
+  const out: string[] = [];
+  for (let i = 1; i < times.length; i++) {
+    const [before, now] = [times[i - 1] as number, times[i] as number];
+    if (now - before < minMs / 1000) out.push(`${before} → ${now}`);
+  }
+  return out;
+}
+
 /** Top-level box types of an MP4 file, in order (to tell fragmented from progressive). */
 export async function topLevelBoxes(path: string): Promise<string[]> {
   const buf = await readFile(path);

@@ -37,7 +37,7 @@ export class FakeRecorder {
   }
 
   /** Its ServiceAccount's client, once the operator has made the node's identity and heartbeat Lease. */
-  async connect(timeoutMs = 30_000): Promise<KubeClient> {
+  async connect(timeoutMs = 90_000): Promise<KubeClient> {
     if (this.client) return this.client;
     const { path, token } = await this.cluster.nodeKubeconfig(this.node, { timeoutMs });
     this.token = token;

@@ -3,8 +3,11 @@ import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { isIP } from 'node:net';
 import { InterleavedReader } from './interleaved-reader.js';
+import { withoutSenderReports } from './relay-rtcp.js';
+import { RelayUdpTrack, udpClientPorts } from './relay-udp-track.js';
 import { RtspAuthenticator } from './rtsp-auth.js';
 import type { RtspLogger } from './rtsp-connection.js';
+import { parseTransport } from './rtsp-session-headers.js';
 import { serializeFullResponse, serializeRequest, type RtspMessage, type RtspResponse, type RtspServerRequest } from './rtsp-message.js';
 import { resolveLocation, type RtspUrl } from './rtsp-url.js';
 
@@ -40,6 +43,8 @@ interface Pending {
   readonly request: RtspServerRequest;
   readonly uri: string;
   readonly retried: boolean;
+  /** A UDP SETUP: the track whose datagrams the relay carries. */
+  readonly udp: RelayUdpTrack | undefined;
 }
 
 /** Past this much unsent data one side is not reading: the other side is paused (TCP flow control does the rest). */
@@ -65,7 +70,8 @@ function frameBytes(channel: number, buffer: Buffer, start: number, end: number)
  * camera. Every request goes on to the camera with its URI rewritten (`<token>` → the camera's URL; any other URI,
  * such as a control URL from the camera's own Content-Base, unchanged), its own CSeq, and an Authorization header
  * computed here: a 401 is answered once, the way the native client does, and only a second refusal reaches ffmpeg.
- * Redirects are rewritten into relay URLs. Interleaved frames pass both ways untouched.
+ * Redirects are rewritten into relay URLs. Media passes both ways, interleaved or (through a `RelayUdpTrack`) over
+ * UDP, untouched but for the camera's RTCP Sender Reports, which ffmpeg never sees (`withoutSenderReports`).
  */
 export class RelayConnection {
   private readonly clientReader: InterleavedReader;
@@ -75,6 +81,9 @@ export class RelayConnection {
   private auth: RtspAuthenticator | undefined;
   private readonly queued: RtspServerRequest[] = [];
   private readonly pending = new Map<number, Pending>();
+  private readonly udpTracks = new Set<RelayUdpTrack>();
+  /** Interleaved channels the camera's SETUP answers gave to RTCP. */
+  private readonly rtcpChannels = new Set<number>();
   private cseq = 0;
   private closed = false;
 
@@ -104,6 +113,8 @@ export class RelayConnection {
     this.upstreamReader?.stop();
     this.client.destroy();
     this.upstream?.destroy();
+    for (const track of this.udpTracks) track.close();
+    this.udpTracks.clear();
     this.opts.onClose();
   }
 
@@ -149,7 +160,7 @@ export class RelayConnection {
       for (const request of this.queued.splice(0)) this.forward(request, false);
     });
     this.upstreamReader = new InterleavedReader({
-      frame: (channel, buffer, start, end) => this.toClient(frameBytes(channel, buffer, start, end)),
+      frame: (channel, buffer, start, end) => this.fromCameraFrame(channel, buffer, start, end),
       message: (message) => this.fromCamera(message),
     });
     const reader = this.upstreamReader;
@@ -168,17 +179,49 @@ export class RelayConnection {
     return found.target.url.requestUrl + found.rest;
   }
 
-  private forward(request: RtspServerRequest, retried: boolean): void {
+  private fromCameraFrame(channel: number, buffer: Buffer, start: number, end: number): void {
+    if (!this.rtcpChannels.has(channel)) {
+      this.toClient(frameBytes(channel, buffer, start, end));
+      return;
+    }
+    const passed = withoutSenderReports(buffer.subarray(start, end));
+    if (passed !== undefined) this.toClient(frameBytes(channel, passed, 0, passed.length));
+  }
+
+  /** A UDP SETUP goes on once the relay's ports for the track are bound (ffmpeg waits for each SETUP's answer). */
+  private async forwardUdpSetup(request: RtspServerRequest, ffmpegPorts: readonly [number, number]): Promise<void> {
+    const address = this.upstream?.remoteAddress;
+    let track: RelayUdpTrack | undefined;
+    try {
+      if (address !== undefined) track = await RelayUdpTrack.open(address, ffmpegPorts);
+    } catch (err) {
+      this.opts.log?.warn?.({ err: err instanceof Error ? err.message : String(err) }, 'rtsp relay: no UDP ports for a track; its datagrams go between ffmpeg and the camera directly');
+    }
+    if (this.closed) {
+      track?.close();
+      return;
+    }
+    if (track !== undefined) this.udpTracks.add(track);
+    this.forward(request, false, track ?? 'direct');
+  }
+
+  private forward(request: RtspServerRequest, retried: boolean, udp?: RelayUdpTrack | 'direct'): void {
     if (this.closed || this.upstream === undefined) return;
+    const ffmpegPorts = request.method.toUpperCase() === 'SETUP' ? udpClientPorts(request.headers.get('transport') ?? '') : undefined;
+    if (ffmpegPorts !== undefined && udp === undefined) {
+      void this.forwardUdpSetup(request, ffmpegPorts);
+      return;
+    }
+    const track = udp === 'direct' ? undefined : udp;
     const cseq = ++this.cseq;
     const uri = this.cameraUri(request.uri);
     const headers: Record<string, string | undefined> = { CSeq: String(cseq) };
     for (const [name, value] of request.headers.entries()) {
       if (name === 'cseq' || name === 'authorization' || name === 'content-length') continue;
-      headers[canonicalName(name)] = value;
+      headers[canonicalName(name)] = name === 'transport' && track !== undefined ? track.requestTransport(value) : value;
     }
     headers['Authorization'] = this.auth?.authorization(request.method, uri, request.body);
-    this.pending.set(cseq, { clientCseq: request.headers.get('cseq'), request, uri, retried });
+    this.pending.set(cseq, { clientCseq: request.headers.get('cseq'), request, uri, retried, udp: track });
     this.toCamera(serializeRequest({ method: request.method, uri, headers, body: request.body }));
   }
 
@@ -196,7 +239,7 @@ export class RelayConnection {
       const hadAuth = this.auth.active;
       const outcome = this.auth.accept(message.headers.getAll('www-authenticate'));
       if (this.auth.active && (!hadAuth || outcome.stale || outcome.nonceChanged)) {
-        this.forward(pending.request, true);
+        this.forward(pending.request, true, pending.udp ?? 'direct');
         return;
       }
     }
@@ -218,17 +261,29 @@ export class RelayConnection {
           // An unusable Location: ffmpeg sees it as the camera sent it.
         }
       }
-      if (name === 'transport' && method === 'SETUP' && !/TCP/i.test(value) && !/;\s*source=/i.test(value) && this.upstream?.remoteAddress !== undefined) {
-        // ffmpeg sends its RTCP receiver reports to the address it talks RTSP to (this relay) unless told the source.
-        out = `${value};source=${this.upstream.remoteAddress}`;
-      }
+      if (name === 'transport' && method === 'SETUP' && res.status >= 200 && res.status < 300) out = this.setUpTransport(value, pending.udp);
       headers.push([canonicalName(name), out]);
     }
     if (pending.clientCseq !== undefined) headers.unshift(['CSeq', pending.clientCseq]);
     if (method === 'DESCRIBE') observer?.describeAnswered?.(res.status, res.reason);
+    if (method === 'SETUP' && (res.status < 200 || res.status >= 300) && pending.udp !== undefined) {
+      pending.udp.close();
+      this.udpTracks.delete(pending.udp);
+    }
     if (method === 'SETUP') observer?.setupAnswered?.(/TCP/i.test(pending.request.headers.get('transport') ?? '') ? 'tcp' : 'udp', res.status, res.reason);
     if (method === 'PLAY') observer?.playAnswered?.(res.status);
     return serializeFullResponse(res.status, res.reason, headers, res.body);
+  }
+
+  /** A SETUP answer's Transport as ffmpeg gets it; notes the RTCP channel of an interleaved one. */
+  private setUpTransport(value: string, udp: RelayUdpTrack | undefined): string {
+    if (udp !== undefined) return udp.answerTransport(value);
+    const rtcp = parseTransport(value).interleaved?.[1];
+    if (rtcp !== undefined && /TCP/i.test(value)) this.rtcpChannels.add(rtcp);
+    // A UDP track the relay could not carry: ffmpeg sends its receiver reports to the address it talks RTSP to (this
+    // relay) unless told the source.
+    if (!/TCP/i.test(value) && !/;\s*source=/i.test(value) && this.upstream?.remoteAddress !== undefined) return `${value};source=${this.upstream.remoteAddress}`;
+    return value;
   }
 
   private named(entries: Iterable<[string, string]>): Array<[string, string]> {

@@ -74,6 +74,13 @@ export class UdpTrackSockets {
     this.server = { address, rtpPort, rtcpPort };
   }
 
+  /** An RTP datagram to the server (the credential relay passing ffmpeg's NAT punch packets on). */
+  sendRtp(packet: Buffer): boolean {
+    if (this.closed || this.server === undefined) return false;
+    this.rtp.send(packet, this.server.rtpPort, this.server.address);
+    return true;
+  }
+
   sendRtcp(packet: Buffer): boolean {
     if (this.closed || this.server === undefined) return false;
     this.rtcp.send(packet, this.server.rtcpPort, this.server.address);

@@ -121,6 +121,11 @@ export class ServingCertificate {
     return this.#checking;
   }
 
+  /** Resolves once the look in flight, if any, is done (a timer's look reads files: callers that move a clock wait). */
+  idle(): Promise<void> {
+    return this.#checking ?? Promise.resolve();
+  }
+
   /** SIGHUP: read the files now, changed or not; resolves with whether the served certificate changed. */
   async reload(): Promise<boolean> {
     await this.#checking;

@@ -8,11 +8,14 @@ import { tempDir } from '@vigil/testing/temp-dir';
 import { CERTIFICATE_CHECK_INTERVAL_MS, CERTIFICATE_SETTLE_MS, ServingCertificate } from '../../src/tls/serving-certificate.js';
 import { ManualClock, testLogger } from '../support/fakes.js';
 
-/** Moves the manual clock a second at a time, letting the file reads of each look finish in real time between steps. */
-async function elapse(clock: ManualClock, ms: number): Promise<void> {
+/**
+ * Moves the manual clock a second at a time and waits, after each step, for the look it started to finish reading the
+ * files (however long that takes on a loaded machine: a fixed real-time pause per simulated second was not enough).
+ */
+async function elapse(clock: ManualClock, ms: number, served: ServingCertificate): Promise<void> {
   for (let moved = 0; moved < ms; moved += 1000) {
     clock.advance(Math.min(1000, ms - moved));
-    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 2));
+    await served.idle();
   }
 }
 
@@ -62,7 +65,7 @@ test('at the default interval a pair replaced by rename is served within a minut
   assert.equal(served.current.serial, first.serial);
   const second = await ca.issue('second');
   await replaceByRename(second, certFile, keyFile);
-  await elapse(clock, 60_000);
+  await elapse(clock, 60_000, served);
   assert.equal(served.current.serial, second.serial);
   assert.deepEqual(changes, [second.serial], 'one change, announced once');
   assert.match(logs(), new RegExp(`"serial":"${second.serial}".*"previous_serial":"${first.serial}".*certificate renewed`));
@@ -74,7 +77,7 @@ test('a file rewritten in place is served too', async (t) => {
   const third = await ca.issue('third');
   await writeFile(keyFile, third.keyPem);
   await writeFile(certFile, third.certPem);
-  await elapse(clock, CERTIFICATE_CHECK_INTERVAL_MS * 2 + CERTIFICATE_SETTLE_MS);
+  await elapse(clock, CERTIFICATE_CHECK_INTERVAL_MS * 2 + CERTIFICATE_SETTLE_MS, served);
   assert.equal(served.current.serial, third.serial);
 });
 
@@ -82,7 +85,7 @@ test('a key that does not match, or an unparsable certificate, keeps the served 
   const { ca, first, certFile, keyFile, clock, served, logs, changes } = await setup(t);
   const other = await ca.issue('other');
   await copyFile(other.keyFile, keyFile);
-  await elapse(clock, 30_000);
+  await elapse(clock, 30_000, served);
   assert.equal(served.current.serial, first.serial, 'the old pair stays');
   const mismatch = logs().split('\n').filter((l) => l.includes('is not the key of the certificate'));
   assert.equal(mismatch.length, 1, `logged once, not at every look:\n${mismatch.join('\n')}`);
@@ -90,12 +93,12 @@ test('a key that does not match, or an unparsable certificate, keeps the served 
   assert.match(mismatch[0] ?? '', new RegExp(`"serial":"${first.serial}"`));
 
   await writeFile(certFile, 'half a certificate -----BEGIN CERTIFICATE-----\nMIIB\n');
-  await elapse(clock, 30_000);
+  await elapse(clock, 30_000, served);
   assert.equal(served.current.serial, first.serial);
   assert.match(logs(), /certificate 1 cannot be parsed|holds no PEM certificate/);
 
   await copyFile(other.certFile, certFile);
-  await elapse(clock, 30_000);
+  await elapse(clock, 30_000, served);
   assert.equal(served.current.serial, other.serial, 'once the pair matches it is served');
   assert.deepEqual(changes, [other.serial]);
 });
@@ -113,7 +116,7 @@ test('reload (SIGHUP) reads the files at once, without waiting for the interval;
 test('a missing file keeps the served pair', async (t) => {
   const { first, dir, keyFile, clock, served, logs } = await setup(t);
   await rename(keyFile, join(dir, 'moved-away.key'));
-  await elapse(clock, 30_000);
+  await elapse(clock, 30_000, served);
   assert.equal(served.current.serial, first.serial);
   assert.match(logs(), /served\.key cannot be read \(ENOENT\)/);
 });
@@ -132,7 +135,7 @@ test('an expired pair is served at start (logged: recording must not stop over i
   assert.equal(served.current.serial, old.serial);
   assert.match(logged.text(), /"level":50.*the certificate of tls\.cert_file has expired/);
   await replaceByRename(newer, old.certFile, old.keyFile);
-  await elapse(clock, 30_000);
+  await elapse(clock, 30_000, served);
   assert.equal(served.current.serial, old.serial);
   assert.match(logged.text(), /the new certificate expired at/);
 });

@@ -144,7 +144,7 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
     const ready = o.provision === true
       ? () => core.readNamespacedServiceAccount({ name: account, namespace })
       : () => core.readNamespacedPod({ name: account, namespace });
-    await waitUntil(async () => ready().then(() => true, () => false), o.timeoutMs ?? 30_000, o.provision === true ? `the ServiceAccount ${account}` : `the recorder Pod ${account}`, 100);
+    await waitUntil(async () => ready().then(() => true, () => false), o.timeoutMs ?? 90_000, o.provision === true ? `the ServiceAccount ${account}` : `the recorder Pod ${account}`, 100);
     return kubeconfigFor(account, o.identity ?? `recorder-${node}`);
   };
   const settingsFile = join(dir, 'settings.yaml');
