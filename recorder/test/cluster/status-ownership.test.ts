@@ -21,8 +21,11 @@ function owners(cam: Camera & { metadata: { managedFields?: Array<{ manager: str
   const out: Record<string, string> = {};
   for (const e of cam.metadata.managedFields ?? []) {
     if (e.subresource !== 'status') continue;
-    const text = JSON.stringify(e.fieldsV1);
-    for (const field of ['f:node', 'f:phase', 'f:observedGeneration', 'k:{\\"type\\":\\"Assigned\\"}', 'k:{\\"type\\":\\"Recording\\"}', 'f:recordingNode']) if (text.includes(field)) out[field.replace(/\\/g, '')] = e.manager;
+    // The status's own fields and its condition entries (a condition's observedGeneration is not the status's).
+    const status = ((e.fieldsV1 ?? {}) as Record<string, Record<string, unknown> | undefined>)['f:status'] ?? {};
+    const conditions = (status['f:conditions'] ?? {}) as Record<string, unknown>;
+    for (const field of ['f:node', 'f:phase', 'f:observedGeneration', 'f:recordingNode']) if (field in status) out[field] = e.manager;
+    for (const key of ['k:{"type":"Assigned"}', 'k:{"type":"Recording"}']) if (key in conditions) out[key] = e.manager;
   }
   return out;
 }
