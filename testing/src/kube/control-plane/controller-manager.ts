@@ -1,6 +1,7 @@
 // kube-controller-manager for the tests: the garbage collector, namespace, ServiceAccount and token controllers, and
 // the node lifecycle controller with grace periods sized for tests, talking to kube-apiserver as the administrator.
-import { FixtureProcess } from '../../fixture-process.js';
+import type { FixtureProcess } from '../../fixture-process.js';
+import { guardedProcess } from './orphan-guard.js';
 import type { ControlPlanePki } from './pki.js';
 
 /** Controllers of kube-controller-manager 1.35 (its --help names them all) that have nothing to do here. */
@@ -29,7 +30,7 @@ export interface ControllerManager {
 /** Starts kube-controller-manager (no port of its own: it serves nothing the tests read). */
 export function startControllerManager(o: ControllerManagerOptions): ControllerManager {
   const grace = o.nodeMonitorGracePeriodSeconds ?? 20;
-  const proc = new FixtureProcess(o.binary, [
+  const proc = guardedProcess(o.binary, [
     `--kubeconfig=${o.kubeconfig}`, `--authentication-kubeconfig=${o.kubeconfig}`, `--authorization-kubeconfig=${o.kubeconfig}`,
     '--leader-elect=false', '--secure-port=0',
     // Everything that runs without a cloud, volumes or a container runtime; the certificate signers are Vigil's own.

@@ -1,7 +1,8 @@
 // etcd for the tests' control plane: one member on loopback, its data in a temp folder, fsync off (nothing here must
 // survive a power cut).
 import { join } from 'node:path';
-import { FixtureProcess, waitForFixture } from '../../fixture-process.js';
+import { waitForFixture, type FixtureProcess } from '../../fixture-process.js';
+import { guardedProcess } from './orphan-guard.js';
 import { freePort, startOnFreshPort } from '../../net.js';
 
 export interface EtcdServer {
@@ -26,7 +27,7 @@ async function startOn(binary: string, dataDir: string, clientPort: number): Pro
   const peerPort = await freePort();
   const url = `http://127.0.0.1:${clientPort}`;
   const peer = `http://127.0.0.1:${peerPort}`;
-  const proc = new FixtureProcess(binary, [
+  const proc = guardedProcess(binary, [
     '--name=test', `--data-dir=${dataDir}`,
     `--listen-client-urls=${url}`, `--advertise-client-urls=${url}`,
     `--listen-peer-urls=${peer}`, `--initial-advertise-peer-urls=${peer}`, `--initial-cluster=test=${peer}`,

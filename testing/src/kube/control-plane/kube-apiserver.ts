@@ -4,7 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { FixtureProcess, waitForFixture } from '../../fixture-process.js';
+import { waitForFixture, type FixtureProcess } from '../../fixture-process.js';
+import { guardedProcess } from './orphan-guard.js';
 import { startOnFreshPort } from '../../net.js';
 import type { ControlPlanePki } from './pki.js';
 
@@ -53,7 +54,7 @@ function adminGetStatus(url: string, path: string, pki: ControlPlanePki): Promis
 async function startOn(o: KubeApiserverOptions, port: number, auditPolicyFile: string, attempt: number): Promise<KubeApiserver> {
   const url = `https://127.0.0.1:${port}`;
   const auditLogPath = join(o.dir, `audit-${attempt}.log`);
-  const proc = new FixtureProcess(o.binary, [
+  const proc = guardedProcess(o.binary, [
     `--etcd-servers=${o.etcdUrl}`, `--etcd-prefix=${o.etcdPrefix}`,
     '--bind-address=127.0.0.1', '--advertise-address=127.0.0.1', `--secure-port=${port}`,
     `--cert-dir=${join(o.dir, 'apiserver-certs')}`,
