@@ -8,7 +8,9 @@ import type { ControllerContext } from './context.js';
 /** Writes the binding's subjects when they differ; false when the binding does not exist (logged once until it does). */
 export function recorderClusterBindingKeeper(ctx: ControllerContext): (signal: AbortSignal) => Promise<boolean> {
   let reportedMissing = false;
-  return async (signal) => {
+  // One write at a time: every node's reconcile keeps this one binding, and two at once would race (409) on it.
+  let previous: Promise<unknown> = Promise.resolve();
+  const keepOnce = async (signal: AbortSignal): Promise<boolean> => {
     const name = recorderClusterBindingName(ctx.settings);
     const have = ctx.caches.clusterRoleBindings.get(name);
     if (have === undefined) {
@@ -24,6 +26,11 @@ export function recorderClusterBindingKeeper(ctx: ControllerContext): (signal: A
     ctx.caches.clusterRoleBindings.upsert(await ctx.client.replace(Resources.clusterRoleBindings, next, { signal }));
     ctx.log.info({ clusterrolebinding: name, subjects: want.length }, 'recorder ClusterRoleBinding subjects updated');
     return true;
+  };
+  return (signal) => {
+    const run = previous.then(() => keepOnce(signal));
+    previous = run.catch(() => undefined);
+    return run;
   };
 }
 

@@ -79,7 +79,8 @@ test('operator and recorder write one Camera status at once and both survive; /c
     'f:node': 'vigil-operator', 'f:phase': 'vigil-operator', 'f:observedGeneration': 'vigil-operator', 'k:{"type":"Assigned"}': 'vigil-operator',
     'k:{"type":"Recording"}': 'vigil-recorder-node-a', 'f:recordingNode': 'vigil-recorder-node-a',
   });
-  assert.equal(operator.lines.filter((l) => /conflict/i.test(String(l.msg))).length, 0, 'the operator met no conflict');
+  const conflicts = operator.lines.filter((l) => /conflict/i.test(String(l.msg)));
+  assert.equal(conflicts.length, 0, `the operator met no conflict: ${JSON.stringify(conflicts)}`);
   // (Without the timestamps, whose milliseconds can read "409".)
   assert.doesNotMatch(recorderLog().replace(/"time":"[^"]*"/g, ''), /cannot report|409|Conflict/, 'the recorder met no conflict');
   // What the recorder reports on its Lease is the RecorderNode's status (written by the operator alone).
