@@ -11,6 +11,12 @@ import type { SegmentEndCache } from './segment-end-cache.js';
 import { SegmentEnds, type WalkedFile } from './segment-ends.js';
 import type { SegmentIndex } from './segment-index.js';
 
+/** The segments among `gone` whose files are not there now (a stat each; only files a walk did not see). */
+async function stillMissing(recordPath: string, gone: readonly ClosedSegment[]): Promise<ClosedSegment[]> {
+  const present = await Promise.all(gone.map((seg) => stat(join(recordPath, seg.filename)).then(() => true, () => false)));
+  return gone.filter((_, i) => !present[i]);
+}
+
 const STAT_CONCURRENCY = 64;
 
 export interface ArchiveCatalogOptions {
@@ -109,8 +115,9 @@ export class ArchiveCatalog {
         if (!seen.has(seq) && seg.end.getTime() < walkStarted) gone.push(seg);
       }
     }
-    // record_path may have vanished during the walk: then its files only look deleted.
-    const removed = gone.length > 0 && (await isRecordPathMissing(recordPath)) ? [] : gone;
+    // record_path may have vanished during the walk: then its files only look deleted. And a file the walk missed
+    // (renamed into place while its folder was read) is only gone when it is still not there now.
+    const removed = gone.length > 0 && (await isRecordPathMissing(recordPath)) ? [] : await stillMissing(recordPath, gone);
     for (const seg of removed) index.remove(seg.cameraId, seg.filename);
     if (added.length + removed.length > 0) {
       log.info({ added: added.length, removed: removed.length }, 'archive rescan found files changed outside the recorder');
