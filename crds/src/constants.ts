@@ -10,6 +10,10 @@ export const CAMERA_KIND = 'Camera';
 export const CAMERA_PLURAL = 'cameras';
 export const CAMERA_SINGULAR = 'camera';
 export const CAMERA_SHORT_NAME = 'cam';
+/** Camera fields field selectors may use (CRD selectableFields, Kubernetes 1.31+): the recording node, and the old side of a handover. */
+export const CAMERA_NODE_FIELD = 'status.node';
+export const CAMERA_HANDOVER_FROM_FIELD = 'status.handoverFrom';
+export const CAMERA_SELECTABLE_FIELDS = [CAMERA_NODE_FIELD, CAMERA_HANDOVER_FROM_FIELD] as const;
 
 export const RECORDER_NODE_KIND = 'RecorderNode';
 export const RECORDER_NODE_PLURAL = 'recordernodes';

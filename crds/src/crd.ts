@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { cameraSpecSchema, cameraStatusSchema } from './camera.js';
 import {
-  CAMERA_KIND, CAMERA_PLURAL, CAMERA_SHORT_NAME, CAMERA_SINGULAR, CATEGORY, GROUP, RECORDER_NODE_KIND, RECORDER_NODE_PLURAL,
+  CAMERA_KIND, CAMERA_SELECTABLE_FIELDS, CAMERA_PLURAL, CAMERA_SHORT_NAME, CAMERA_SINGULAR, CATEGORY, GROUP, RECORDER_NODE_KIND, RECORDER_NODE_PLURAL,
   RECORDER_NODE_SHORT_NAME, RECORDER_NODE_SINGULAR, VERSION,
 } from './constants.js';
 import { recorderNodeSpecSchema, recorderNodeStatusSchema } from './recorder-node.js';
@@ -30,6 +30,7 @@ export interface CustomResourceDefinition {
       storage: boolean;
       subresources: { status: Record<string, never> };
       additionalPrinterColumns: PrinterColumn[];
+      selectableFields?: Array<{ jsonPath: string }>;
       schema: { openAPIV3Schema: JsonSchema };
     }>;
   };
@@ -59,8 +60,9 @@ const AGE: PrinterColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.cre
 
 function definition(opts: {
   kind: string; plural: string; singular: string; shortName: string; scope: 'Namespaced' | 'Cluster';
-  columns: PrinterColumn[]; schema: JsonSchema;
+  columns: PrinterColumn[]; schema: JsonSchema; selectableFields?: string[];
 }): CustomResourceDefinition {
+  const selectable = opts.selectableFields === undefined ? {} : { selectableFields: opts.selectableFields.map((field) => ({ jsonPath: `.${field}` })) };
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -70,7 +72,7 @@ function definition(opts: {
       names: { kind: opts.kind, listKind: `${opts.kind}List`, plural: opts.plural, singular: opts.singular, shortNames: [opts.shortName], categories: [CATEGORY] },
       scope: opts.scope,
       versions: [
-        { name: VERSION, served: true, storage: true, subresources: { status: {} }, additionalPrinterColumns: opts.columns, schema: { openAPIV3Schema: opts.schema } },
+        { name: VERSION, served: true, storage: true, subresources: { status: {} }, additionalPrinterColumns: opts.columns, ...selectable, schema: { openAPIV3Schema: opts.schema } },
       ],
     },
   };
@@ -90,6 +92,8 @@ export function cameraDefinition(): CustomResourceDefinition {
       { name: 'URL', type: 'string', jsonPath: '.status.url', priority: 1, description: 'the recording node\'s internal base URL' },
     ],
     schema: rootSchema(CAMERA_KIND, cameraSpecSchema, cameraStatusSchema, 'A camera Vigil records; metadata.name is the camera id.'),
+    // A recorder watches only the cameras it records (`status.node=<node>`) and hands over (`status.handoverFrom=<node>`).
+    selectableFields: [...CAMERA_SELECTABLE_FIELDS],
   });
 }
 

@@ -245,7 +245,8 @@ export class KubeClient {
   watch(
     type: ResourceType,
     opts: WatchOptions,
-    onEvent: (type: WatchEventType, obj: KubeObject | ApiStatus) => void,
+    /** `bytes`: the length of the event's line as it came (for the watch-traffic figures). */
+    onEvent: (type: WatchEventType, obj: KubeObject | ApiStatus, bytes: number) => void,
     onDone: (err?: unknown) => void,
   ): WatchHandle {
     const controller = new AbortController();
@@ -275,7 +276,7 @@ export class KubeClient {
       } catch {
         return finish(new Error(`watch ${type.plural}: unreadable event`));
       }
-      if (event.type && event.object) onEvent(event.type as WatchEventType, event.object);
+      if (event.type && event.object) onEvent(event.type as WatchEventType, event.object, Buffer.byteLength(line));
     }).then(
       () => finish(),
       (err: unknown) => finish(err),

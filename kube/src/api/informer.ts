@@ -13,6 +13,12 @@ export interface InformerOptions {
   labelSelector?: string;
   /** e.g. `metadata.name=x`: one object, which RBAC rules with resourceNames may allow where a whole list is refused. */
   fieldSelector?: string;
+  /**
+   * What the field selector selects, judged here too: an object written locally (upsert) is kept only when it matches, and
+   * when the server refuses the field selector itself (400: a custom resource's field on an API server without CRD
+   * selectableFields, before Kubernetes 1.31) the informer lists and watches everything and keeps what matches.
+   */
+  matches?: (obj: KubeObject) => boolean;
   /** The server ends each watch after about this long; it is renewed from the last resourceVersion. */
   watchTimeoutSeconds?: number;
   /** Delay before retrying after an error, doubling up to maxRetryMs. */
@@ -39,9 +45,14 @@ export class Informer<T extends KubeObject> {
   private stopped = false;
   private watch: WatchHandle | undefined;
   private readonly stop$ = new AbortController();
+  /** The server refused the field selector: everything is listed and watched, and `matches` filters here. */
+  private filterLocally = false;
   private syncWaiters: Array<() => void> = [];
-  /** Counted for the metrics and the tests: lists done, watch restarts, 410s seen. */
-  readonly stats = { lists: 0, watches: 0, gone: 0, errors: 0 };
+  /**
+   * Counted for the metrics, the tests and the scale benchmark: lists done, watch restarts, 410s seen, objects received
+   * (by lists and by watch events other than bookmarks) and the bytes of those watch events.
+   */
+  readonly stats = { lists: 0, watches: 0, gone: 0, errors: 0, objects: 0, bytes: 0 };
 
   private readonly log: Logger;
 
@@ -88,6 +99,14 @@ export class Informer<T extends KubeObject> {
   upsert(obj: T): void {
     const key = keyOf(obj);
     const old = this.store.get(key);
+    if (this.opts.matches !== undefined && !this.opts.matches(obj)) {
+      // The write took the object out of what this informer selects (the watch's DELETED may already have come).
+      if (old && !isOlder(obj.metadata.resourceVersion, old.metadata.resourceVersion)) {
+        this.store.delete(key);
+        this.emit(key, undefined, old);
+      }
+      return;
+    }
     if (old && isOlder(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
     if (!old && isNotNewer(obj.metadata.resourceVersion, this.resourceVersion)) return;
     this.store.set(key, obj);
@@ -121,6 +140,11 @@ export class Informer<T extends KubeObject> {
       } catch (err) {
         if (this.stopped) return;
         this.stats.errors++;
+        if (this.refusedFieldSelector(err)) {
+          this.filterLocally = true;
+          this.log.warn({ fieldSelector: this.opts.fieldSelector, err: (err as Error).message }, 'the API server refuses this field selector: listing and watching everything, keeping what matches');
+          continue;
+        }
         if (isGone(err)) {
           // The version we watched from was compacted away: start over from a fresh list.
           this.stats.gone++;
@@ -135,12 +159,29 @@ export class Informer<T extends KubeObject> {
     }
   }
 
+  /** A 400 for the field selector itself, which `matches` can stand in for. */
+  private refusedFieldSelector(err: unknown): boolean {
+    return !this.filterLocally && this.opts.fieldSelector !== undefined && this.opts.matches !== undefined && err instanceof ApiError && err.status === 400;
+  }
+
+  /** The field selector sent to the server (none once it refused it). */
+  private get serverFieldSelector(): string | undefined {
+    return this.filterLocally ? undefined : this.opts.fieldSelector;
+  }
+
+  /** Whether an object the server sent belongs in this cache. */
+  private selects(obj: T): boolean {
+    return !this.filterLocally || this.opts.matches === undefined || this.opts.matches(obj);
+  }
+
   /** Lists everything and replaces the cache, telling the handlers about every key that changed or went away. */
   private async relist(): Promise<void> {
-    const list = await this.client.list<T>(this.type, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector });
+    const list = await this.client.list<T>(this.type, { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.serverFieldSelector });
     this.stats.lists++;
+    this.stats.objects += list.items.length;
     const seen = new Set<string>();
     for (const obj of list.items) {
+      if (!this.selects(obj)) continue;
       const key = keyOf(obj);
       seen.add(key);
       const old = this.store.get(key);
@@ -175,8 +216,12 @@ export class Informer<T extends KubeObject> {
       this.stop$.signal.addEventListener('abort', onStop, { once: true });
       this.watch = this.client.watch(
         this.type,
-        { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.opts.fieldSelector, resourceVersion: this.resourceVersion, timeoutSeconds },
-        (type, obj) => {
+        { namespace: this.opts.namespace, labelSelector: this.opts.labelSelector, fieldSelector: this.serverFieldSelector, resourceVersion: this.resourceVersion, timeoutSeconds },
+        (type, obj, bytes) => {
+          if (type !== 'BOOKMARK') {
+            this.stats.objects++;
+            this.stats.bytes += bytes;
+          }
           const f = this.apply(type, obj);
           if (f !== undefined && failure === undefined) {
             failure = f;
@@ -201,7 +246,8 @@ export class Informer<T extends KubeObject> {
     if (type === 'BOOKMARK') return undefined;
     const key = keyOf(o);
     const old = this.store.get(key);
-    if (type === 'DELETED') {
+    if (type === 'DELETED' || !this.selects(o)) {
+      if (old === undefined) return undefined;
       this.store.delete(key);
       this.emit(key, undefined, old);
       return undefined;

@@ -19,14 +19,19 @@ export interface RemoteCamera {
 }
 
 export interface CameraLocator {
-  locate(cameraId: string): CameraLocation;
+  /** Asked once per request; in a cluster, a camera this node does not record may be looked up in the API. */
+  locate(cameraId: string): Promise<CameraLocation>;
   /** Cameras recorded by other nodes (only cluster mode has any). */
-  remoteCameras(): RemoteCamera[];
+  remoteCameras(): Promise<RemoteCamera[]>;
   /** This node's name, which /api/cameras gives for the cameras recorded here. */
   readonly nodeName: string;
 }
 
 /** Standalone and database modes: a camera is here when this node's registry knows it; no other node exists. */
 export function localCameraLocator(cameras: { get(id: string): Camera | undefined }, nodeName: string): CameraLocator {
-  return { locate: (id) => (cameras.get(id) === undefined ? { kind: 'unknown' } : { kind: 'local' }), remoteCameras: () => [], nodeName };
+  return {
+    locate: async (id) => (cameras.get(id) === undefined ? { kind: 'unknown' } : { kind: 'local' }),
+    remoteCameras: async () => [],
+    nodeName,
+  };
 }

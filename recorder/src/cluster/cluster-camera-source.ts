@@ -73,10 +73,10 @@ export class ClusterCameraSource {
 
   /** Computes this node's cameras from the view and publishes them when they changed. */
   refresh(): void {
-    const { view, nodeName, config } = this.#opts;
+    const { view, config } = this.#opts;
     if (!view.synced || this.#recordNothing) return;
     const cameras: Camera[] = [];
-    for (const resource of view.assignedTo(nodeName)) {
+    for (const resource of view.recordedHere()) {
       const result = cameraFromResource(resource, (camera) => view.cameraCredentials(camera), config);
       const id = resource.metadata.name ?? '';
       if (result.ok) {

@@ -1,28 +1,46 @@
-// Where a camera lives in a cluster: here when this node records it, at the owner's URL when another node does.
+// Where a camera lives in a cluster: here when this node records it, at the owner's URL when another node does. This
+// node's own cameras (and the ones it hands over) come from its caches; any other camera is looked up on demand.
 import type { CameraLocator, RemoteCamera } from '../cameras/camera-locator.js';
 import type { Camera } from '../cameras/camera.js';
-import type { ClusterView } from './cluster-view.js';
+import type { ClusterLookups } from './cluster-lookups.js';
+import type { CameraObject, ClusterView } from './cluster-view.js';
 
-export function clusterLocator(view: ClusterView, registry: { get(id: string): Camera | undefined }, nodeName: string): CameraLocator {
-  const ownerOf = (id: string): Omit<RemoteCamera, 'id' | 'recording' | 'ptz'> | undefined => {
-    const owner = view.camera(id)?.status?.node;
+type Owner = Omit<RemoteCamera, 'id' | 'recording' | 'ptz'>;
+
+export function clusterLocator(view: ClusterView, lookups: ClusterLookups, registry: { get(id: string): Camera | undefined }, nodeName: string): CameraLocator {
+  /** The node recording `resource` when it is another node with a known URL. */
+  const ownerOf = (resource: CameraObject | undefined): Owner | undefined => {
+    const owner = resource?.status?.node;
     if (owner === undefined || owner === '' || owner === nodeName) return undefined;
     const urls = view.urlsOf(owner);
-    const url = urls.url ?? view.camera(id)?.status?.url;
+    const url = urls.url ?? resource?.status?.url;
     return url === undefined || url === '' ? undefined : { node: owner, url, publicUrl: urls.publicUrl };
   };
   return {
     nodeName,
-    locate: (id) => {
-      // Another node is assigned the camera: even the old side of a handover sends callers to the new owner.
-      const owner = ownerOf(id);
-      if (owner !== undefined) return { kind: 'remote', ...owner };
-      return registry.get(id) === undefined ? { kind: 'unknown' } : { kind: 'local' };
+    locate: async (id) => {
+      const cached = view.camera(id);
+      if (cached !== undefined) {
+        // The old side of a handover sends callers to the new owner already.
+        const owner = ownerOf(cached);
+        if (owner !== undefined) return { kind: 'remote', ...owner };
+        return registry.get(id) === undefined ? { kind: 'unknown' } : { kind: 'local' };
+      }
+      // Recorded here without the caches knowing (they have not listed yet; the API is away): the registry decides.
+      if (registry.get(id) !== undefined) return { kind: 'local' };
+      let resource: CameraObject | undefined;
+      try {
+        resource = await lookups.camera(id);
+      } catch {
+        return { kind: 'unknown' }; // the API cannot be reached and this camera was never looked up
+      }
+      const owner = ownerOf(resource);
+      return owner === undefined ? { kind: 'unknown' } : { kind: 'remote', ...owner };
     },
-    remoteCameras: () =>
-      view.cameras.list().flatMap((resource) => {
+    remoteCameras: async () =>
+      (await lookups.cameras()).flatMap((resource) => {
         const id = resource.metadata.name ?? '';
-        const owner = ownerOf(id);
+        const owner = ownerOf(view.camera(id) ?? resource);
         if (owner === undefined) return [];
         return [{ id, ...owner, recording: resource.status?.phase === 'Recording', ptz: resource.spec.ptz ?? false }];
       }),

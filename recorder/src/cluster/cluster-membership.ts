@@ -121,8 +121,7 @@ export class ClusterMembership {
 
   /** Cameras the assignment gives this node, or moves away from it make-before-break. */
   #assignedHere(): number {
-    const { view, nodeName } = this.#opts;
-    return view.assignedTo(nodeName).length;
+    return this.#opts.view.recordedHere().length;
   }
 
   /** Waits until no camera is assigned here or handed over from here (or the timeout); answers how many still are. */

@@ -1,6 +1,8 @@
-// GET /cluster/metrics: the operator holding the leader Lease, quorum, and every RecorderNode as this node sees them.
-import { nodeLeaseName, OPERATOR_LEASE_NAME } from '@vigil/crds';
-import { fromApiTime, nodeViews, quorumOf, reportOf } from '@vigil/kube';
+// GET /cluster/metrics: the operator holding the leader Lease, quorum, and every RecorderNode as this node sees them
+// (the nodes' heartbeat Leases are read when asked: this node does not watch them).
+import { nodeLeaseName } from '@vigil/crds';
+import { fromApiTime, nodeViews, quorumOf, reportOf, type Lease } from '@vigil/kube';
+import type { ClusterLookups } from './cluster-lookups.js';
 import type { ClusterView } from './cluster-view.js';
 
 export interface ClusterNodeEntry {
@@ -20,26 +22,29 @@ export interface ClusterMetrics {
   nodes: ClusterNodeEntry[];
 }
 
-export function clusterMetrics(view: ClusterView, nowMs: number): ClusterMetrics {
-  const lease = view.lease(OPERATOR_LEASE_NAME);
+export async function clusterMetrics(view: ClusterView, lookups: ClusterLookups, now: () => number): Promise<ClusterMetrics> {
+  // The API cannot be reached and the Leases were never read: no heartbeat is known (every node offline, no quorum).
+  const leases = new Map<string, Lease>((await lookups.leases().catch(() => [])).map((l) => [l.metadata.name ?? '', l]));
+  const nowMs = now();
+  const lease = view.leaderLease();
   const holder = lease?.spec?.holderIdentity ?? '';
   const renewed = fromApiTime(lease?.spec?.renewTime ?? undefined);
   const durationMs = (lease?.spec?.leaseDurationSeconds ?? 0) * 1000;
   const leader = holder !== '' && renewed !== undefined && nowMs - renewed <= durationMs ? holder : null;
   // The operator's own silence rule (published on its Lease), so both judge a node online alike.
-  const views = nodeViews(view.recorderNodes.list(), (name) => view.lease(name), () => undefined, nowMs, view.nodeSilenceMs());
+  const views = nodeViews(view.recorderNodes.list(), (name) => leases.get(name), () => undefined, nowMs, view.nodeSilenceMs());
   return {
     leader,
     quorum: quorumOf(views).ok,
     nodes: views.map((v) => {
       const status = view.recorderNode(v.name)?.status;
-      const report = reportOf(view.lease(nodeLeaseName(v.name)));
+      const report = reportOf(leases.get(nodeLeaseName(v.name)));
       return {
         node_name: v.name,
         online: v.online,
         member: v.member,
         last_heartbeat: v.lastHeartbeat ?? null,
-        url: view.urlsOf(v.name).url ?? null,
+        url: report.url || view.urlsOf(v.name).url || null,
         version: report.version ?? status?.version ?? null,
         cameras: report.cameras ?? status?.cameras ?? 0,
       };

@@ -1,34 +1,52 @@
-// What this node sees of the cluster: Cameras, RecorderNodes, Leases and the camera credentials the operator copied for
-// this node (its own Secret, the one it may read), through list+watch caches that survive API outages; and the questions
-// every part asks of them (which cameras a node records, where a node is, the silence rule the operator judges nodes by).
+// What this node sees of the cluster through list+watch caches that survive API outages: the Cameras it records or hands
+// over (field selectors on status.node and status.handoverFrom, so a node's watches carry its own cameras and nothing
+// else), the RecorderNodes, the operator's Lease, and the camera credentials the operator copied for this node (its own
+// Secret, the one it may read); and the questions every part asks of them. Other nodes' cameras and heartbeats are read
+// on demand (cluster-lookups.ts): at 200 nodes, watching every camera and Lease would fan each change out to every node.
 import type { Logger } from 'pino';
 import {
-  DEFAULT_NODE_SILENCE_SECONDS, nodeCredentialsSecretName, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME, nodeLeaseName, recordsCamera, type Camera as CameraResource, type RecorderNode,
+  CAMERA_HANDOVER_FROM_FIELD, CAMERA_NODE_FIELD, DEFAULT_NODE_SILENCE_SECONDS, nodeCredentialsSecretName, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME,
+  type Camera as CameraResource, type RecorderNode,
 } from '@vigil/crds';
-import { Informer, reportOf, Resources, silenceMsOf, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease, type Secret } from '@vigil/kube';
+import { Informer, Resources, silenceMsOf, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease, type Secret } from '@vigil/kube';
 import type { CameraCredentials } from './camera-from-resource.js';
 
+export type CameraObject = CameraResource & KubeObject;
+
 export class ClusterView {
-  readonly cameras: Informer<CameraResource & KubeObject>;
+  /** The Cameras assigned to this node (status.node is this node). */
+  readonly assigned: Informer<CameraObject>;
+  /** The Cameras moving away from this node make-before-break (status.handoverFrom is this node): it records them until the new node does. */
+  readonly handingOver: Informer<CameraObject>;
   readonly recorderNodes: Informer<RecorderNode & KubeObject>;
   /** This node's credentials Secret alone (the cameras it records): a list or watch of any other Secret is refused to it. */
   readonly credentials: Informer<Secret>;
-  readonly leases: Informer<Lease>;
+  /** The operator's leader Lease alone: who leads, and the silence rule it publishes. */
+  readonly operatorLease: Informer<Lease>;
   readonly namespace: string;
+  readonly nodeName: string;
   readonly #credentialsSecret: string;
 
   constructor(client: KubeClient, namespace: string, nodeName: string, log: Logger, clock: KubeClock) {
     this.namespace = namespace;
+    this.nodeName = nodeName;
     this.#credentialsSecret = nodeCredentialsSecretName(nodeName);
     const opts = { namespace, minRetryMs: 500, maxRetryMs: 5000 };
-    this.cameras = new Informer('cameras', client, Resources.cameras, log, clock, opts);
+    // An API server without CRD selectableFields (before 1.31) refuses these selectors: the informer then watches every
+    // Camera and keeps the ones that match, as every node did before.
+    this.assigned = new Informer('cameras', client, Resources.cameras, log, clock, {
+      ...opts, fieldSelector: `${CAMERA_NODE_FIELD}=${nodeName}`, matches: (c) => (c as CameraObject).status?.node === nodeName,
+    });
+    this.handingOver = new Informer('cameras-handing-over', client, Resources.cameras, log, clock, {
+      ...opts, fieldSelector: `${CAMERA_HANDOVER_FROM_FIELD}=${nodeName}`, matches: (c) => (c as CameraObject).status?.handoverFrom === nodeName,
+    });
     this.recorderNodes = new Informer('recordernodes', client, Resources.recorderNodes, log, clock, { minRetryMs: 500, maxRetryMs: 5000 });
     this.credentials = new Informer('credentials', client, Resources.secrets, log, clock, { ...opts, fieldSelector: `metadata.name=${this.#credentialsSecret}` });
-    this.leases = new Informer('leases', client, Resources.leases, log, clock, opts);
+    this.operatorLease = new Informer('operator-lease', client, Resources.leases, log, clock, { ...opts, fieldSelector: `metadata.name=${OPERATOR_LEASE_NAME}` });
   }
 
   #all(): Array<Informer<KubeObject>> {
-    return [this.cameras, this.recorderNodes, this.credentials, this.leases] as Array<Informer<KubeObject>>;
+    return [this.assigned, this.handingOver, this.recorderNodes, this.credentials, this.operatorLease] as Array<Informer<KubeObject>>;
   }
 
   /** Calls `fn` after any change of any kind (the key does not matter: readers look at the whole view). */
@@ -49,35 +67,44 @@ export class ClusterView {
     return this.#all().every((i) => i.hasSynced());
   }
 
-  camera(id: string): (CameraResource & KubeObject) | undefined {
-    return this.cameras.get(`${this.namespace}/${id}`);
+  /** What this node's watches have received since start (objects and event bytes), for the scale figures. */
+  get watchTraffic(): { objects: number; bytes: number } {
+    return this.#all().reduce((sum, i) => ({ objects: sum.objects + i.stats.objects, bytes: sum.bytes + i.stats.bytes }), { objects: 0, bytes: 0 });
+  }
+
+  /** A Camera this node records or hands over, as its caches have it. */
+  camera(id: string): CameraObject | undefined {
+    const key = `${this.namespace}/${id}`;
+    return this.assigned.get(key) ?? this.handingOver.get(key);
+  }
+
+  /** The Camera resources this node records: assigned to it, or the old side of a planned move. */
+  recordedHere(): CameraObject[] {
+    const here = new Map(this.handingOver.list().map((c) => [c.metadata.name ?? '', c]));
+    for (const c of this.assigned.list()) here.set(c.metadata.name ?? '', c);
+    return [...here.values()];
   }
 
   recorderNode(name: string): (RecorderNode & KubeObject) | undefined {
     return this.recorderNodes.get(name);
   }
 
-  lease(name: string): Lease | undefined {
-    return this.leases.get(`${this.namespace}/${name}`);
-  }
-
-  /** The Camera resources `node` records: assigned to it, or the old side of a planned move. */
-  assignedTo(node: string): Array<CameraResource & KubeObject> {
-    return this.cameras.list().filter((c) => recordsCamera(c, node));
-  }
-
-  /** Where a node is: what its heartbeat Lease reports, else its RecorderNode status (the operator's copy). */
+  /** Where another node is, as its RecorderNode's status says (the operator copies it from the node's heartbeat). */
   urlsOf(node: string): { url?: string; publicUrl?: string } {
-    const report = reportOf(this.lease(nodeLeaseName(node)));
     const status = this.recorderNode(node)?.status;
-    const url = report.url || status?.url || undefined;
-    const publicUrl = report.url ? report.publicUrl : status?.publicUrl || undefined;
+    const url = status?.url || undefined;
+    const publicUrl = status?.publicUrl || undefined;
     return { ...(url ? { url } : {}), ...(publicUrl ? { publicUrl } : {}) };
   }
 
   /** The silence rule the operator publishes on its Lease (--node-silence), else the default 15 s. */
   nodeSilenceMs(): number {
-    return silenceMsOf(this.lease(OPERATOR_LEASE_NAME)?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
+    return silenceMsOf(this.operatorLease.get(`${this.namespace}/${OPERATOR_LEASE_NAME}`)?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
+  }
+
+  /** The operator's Lease as the cache has it. */
+  leaderLease(): Lease | undefined {
+    return this.operatorLease.get(`${this.namespace}/${OPERATOR_LEASE_NAME}`);
   }
 
   /** A camera's user name and password as the operator copied them for this node, undefined when it has none (yet). */

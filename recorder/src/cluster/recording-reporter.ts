@@ -76,7 +76,7 @@ export class RecordingReporter {
     if (!view.synced) return;
     const now = clock.now();
     const assigned = new Set<string>();
-    for (const camera of view.cameras.list()) {
+    for (const camera of view.assigned.list()) {
       const id = camera.metadata.name ?? '';
       if (camera.status?.node !== nodeName) continue; // the old side of a handover reports nothing
       assigned.add(id);
@@ -98,7 +98,7 @@ export class RecordingReporter {
     try {
       const body = { apiVersion: API_VERSION, kind: CAMERA_KIND, metadata: { name: id, namespace: view.namespace }, status: recordingReport(camera, nodeName, status, clock.now()) };
       const written = await client.apply<CameraObject>(Resources.cameras, body as CameraObject, { fieldManager: recorderFieldManager(nodeName), force: true, subresource: 'status', timeoutMs: 5000 });
-      view.cameras.upsert(written);
+      view.assigned.upsert(written);
       log.info({ camera: id, recording: status }, status === ConditionStatus.True ? 'reported the camera recording on this node' : 'reported the camera unavailable on this node');
     } catch (err) {
       if (!isNotFound(err)) log.warn({ camera: id, err: (err as Error).message }, 'cannot report the camera\'s Recording condition; retrying');

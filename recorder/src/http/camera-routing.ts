@@ -30,7 +30,7 @@ export function installCameraRouting(app: FastifyInstance, locator: CameraLocato
     if (addressing === undefined || req.validationError !== undefined) return;
     const id = cameraIdOf(req, addressing);
     if (id === undefined || id === '*') return;
-    const where = locator.locate(id);
+    const where = await locator.locate(id);
     if (where.kind === 'remote') {
       return reply.code(307).header('Location', redirectLocation(where, req.headers, req.url)).header('Cache-Control', 'no-store').send();
     }

@@ -42,6 +42,13 @@ export function installLiveSocket(app: FastifyInstance, opts: LiveSocketOptions)
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => undefined);
+    upgrade(req, socket, head).catch((err: unknown) => {
+      log.error({ err }, 'live upgrade failed');
+      rejectUpgrade(socket, 'internal_error', ERROR_CATALOGUE.internal_error.message);
+    });
+  };
+
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     const waiting = opts.certificateWait?.();
     if (waiting !== undefined) {
       rejectUpgrade(socket, 'certificate_pending', pendingCertificateError(waiting).message);
@@ -67,7 +74,7 @@ export function installLiveSocket(app: FastifyInstance, opts: LiveSocketOptions)
       else rejectUpgrade(socket, 'internal_error', ERROR_CATALOGUE.internal_error.message);
       return;
     }
-    const where = CAMERA_ID_PATTERN.test(cameraId) ? opts.locator.locate(cameraId) : ({ kind: 'unknown' } as const);
+    const where = CAMERA_ID_PATTERN.test(cameraId) ? await opts.locator.locate(cameraId) : ({ kind: 'unknown' } as const);
     if (where.kind === 'remote') {
       redirectUpgrade(socket, redirectLocation(where, req.headers, req.url ?? '/'));
       return;

@@ -5,6 +5,7 @@ import { clusterLocator } from '../cluster/cluster-locator.js';
 import { ClusterMembership } from '../cluster/cluster-membership.js';
 import { clusterMetrics } from '../cluster/cluster-metrics.js';
 import { clusterPeerDirectory } from '../cluster/cluster-peers.js';
+import { ClusterLookups } from '../cluster/cluster-lookups.js';
 import { ClusterView } from '../cluster/cluster-view.js';
 import { Heartbeat } from '../cluster/heartbeat.js';
 import { connectToKubernetes, kubeClock } from '../cluster/kube-connection.js';
@@ -23,6 +24,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
   if (advertised === undefined) throw new Error('cluster.advertise_url is required in cluster mode'); // the schema refuses it before
   const { client, namespace } = connectToKubernetes(ctx.env, config.cluster.namespace, ctx.version);
   const view = new ClusterView(client, namespace, nodeName, log, kubeClock(clock));
+  const lookups = new ClusterLookups(client, namespace, clock);
   const cache = new AssignmentCache(config.cluster.dataDir, nodeName);
   const source = new ClusterCameraSource({ view, registry: ctx.registry, config, nodeName, cache, clock, log });
   /** Set once the fleet runs: what the node reports with each heartbeat. */
@@ -55,7 +57,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
   return {
     kind: 'cluster',
     archive: db?.archive,
-    locator: clusterLocator(view, ctx.registry, nodeName),
+    locator: clusterLocator(view, lookups, ctx.registry, nodeName),
     peers: clusterPeerDirectory(view, staticPeerDirectory(config.cluster.peers, config.tls === undefined ? 'http' : 'https'), namespace),
     storagePing: db === undefined ? undefined : () => db.pool.query('SELECT 1'),
     clusterStore: {
@@ -64,7 +66,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
     },
     outbox: db?.outbox,
     cluster: {
-      metrics: () => clusterMetrics(view, clock.now()),
+      metrics: () => clusterMetrics(view, lookups, () => clock.now()),
       leave: (force) => membership.leave(force),
       removeNode: (name) => membership.removeNode(name),
       addLearner: (name, url) => membership.addLearner(name, url),

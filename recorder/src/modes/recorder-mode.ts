@@ -45,7 +45,7 @@ export interface RunningCameras {
 
 /** The spec's cluster endpoints; only cluster mode has them. */
 export interface ClusterEndpoints {
-  metrics(): ClusterMetrics;
+  metrics(): Promise<ClusterMetrics>;
   leave(force: boolean): Promise<LeaveResult>;
   removeNode(name: string): Promise<void>;
   addLearner(name: string, url: string | undefined): Promise<void>;

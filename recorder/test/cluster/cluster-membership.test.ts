@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { API_VERSION, MEMBERSHIP_REQUEST_ANNOTATION, parseMembershipRequest, type MembershipOutcome, type MembershipRequest } from '@vigil/crds';
 import { Resources, toApiTime, type KubeObject, type Lease } from '@vigil/kube';
+import { waitUntil } from '@vigil/testing/processes';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { CameraRegistry } from '../../src/cameras/registry.js';
 import { AssignmentCache } from '../../src/cluster/assignment-cache.js';
@@ -20,15 +21,20 @@ import { systemClock } from '../../src/util/clock.js';
 import { testLogger } from '../support/fakes.js';
 import { nodeUnderTest, type NodeUnderTest } from '../support/cluster-view-fixture.js';
 
+/** node-a's heartbeat Lease as the API server has it (the node does not watch Leases). */
+function ownLease(n: NodeUnderTest): Promise<Lease | undefined> {
+  return n.admin.get<Lease>(Resources.leases, n.cluster.namespace, 'vigil-node-node-a');
+}
+
 /** Plays the operator for one request: waits for it on node-a's Lease, answers with `result` in node-a's status. */
 async function answer(n: NodeUnderTest, result: (r: MembershipRequest) => Omit<MembershipOutcome, 'id'>): Promise<MembershipRequest> {
   let request: MembershipRequest | undefined;
   const seen = new Set((n.view.recorderNode('node-a')?.status?.membershipRequest?.id ?? '').split(','));
-  await n.until(() => {
-    const text = n.view.lease('vigil-node-node-a')?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION];
+  await waitUntil(async () => {
+    const text = (await ownLease(n))?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION];
     request = parseMembershipRequest(text).request;
     return request !== undefined && !seen.has(request.id);
-  }, 'a request on node-a\'s Lease');
+  }, 10_000, 'a request on node-a\'s Lease', 20);
   const r = request as MembershipRequest;
   const outcome = { id: r.id, ...result(r), time: toApiTime(Date.now()) };
   await n.admin.apply(Resources.recorderNodes, { apiVersion: API_VERSION, kind: 'RecorderNode', metadata: { name: 'node-a' }, status: { membershipRequest: outcome } } as KubeObject, { fieldManager: 'vigil-operator-membership', force: true, subresource: 'status' });
@@ -38,7 +44,8 @@ async function answer(n: NodeUnderTest, result: (r: MembershipRequest) => Omit<M
 async function setUp(t: Parameters<typeof nodeUnderTest>[0], timeoutMs = 10_000) {
   const n = await nodeUnderTest(t, 'node-a');
   for (const name of ['node-a', 'node-b']) await n.recorderNode(name);
-  await n.until(() => n.view.recorderNodes.list().length === 2 && n.view.lease('vigil-node-node-a') !== undefined, 'the view');
+  await n.until(() => n.view.recorderNodes.list().length === 2, 'the view');
+  await waitUntil(async () => (await ownLease(n)) !== undefined, 10_000, 'node-a\'s Lease');
   const { log } = testLogger('info');
   const dir = await tempDir(t, 'vigil-membership-');
   const cache = new AssignmentCache(dir, 'node-a');
@@ -64,10 +71,10 @@ test('remove-node, add-learner and change-membership become requests on the node
 
 test('refusals: unknown names at once, the operator\'s NodeNotFound as 404, other refusals and silence as 503', async (t) => {
   const { n, membership } = await setUp(t, 800);
-  const before = n.view.lease('vigil-node-node-a')?.metadata.resourceVersion;
+  const before = (await ownLease(n))?.metadata.resourceVersion;
   await assert.rejects(membership.changeMembership([]), (err) => kindOf(err) === 'invalid_membership');
   await assert.rejects(membership.removeNode('node-x'), (err) => kindOf(err) === 'node_not_found');
-  assert.equal(n.view.lease('vigil-node-node-a')?.metadata.resourceVersion, before, 'nothing was asked of the operator');
+  assert.equal((await ownLease(n))?.metadata.resourceVersion, before, 'nothing was asked of the operator');
   await Promise.all([
     answer(n, () => ({ result: 'Refused', reason: 'NodeNotFound', message: 'no RecorderNode "node-b"' })),
     assert.rejects(membership.removeNode('node-b'), (err) => kindOf(err) === 'node_not_found' && /node-b/.test(String(err))),
@@ -83,7 +90,7 @@ test('leave: asked of the operator, waits for the cameras to be handed over, the
   const { n, membership, cache } = await setUp(t);
   await mkdir(cache.dir, { recursive: true });
   await n.camera('door', {}, { node: 'node-a', phase: 'Recording' });
-  await n.until(() => n.view.assignedTo('node-a').length === 1, 'door assigned to node-a');
+  await n.until(() => n.view.recordedHere().length === 1, 'door assigned to node-a');
   const leaving = membership.leave(false);
   const request = await answer(n, () => ({ result: 'Done' }));
   assert.equal(request.action, 'leave');

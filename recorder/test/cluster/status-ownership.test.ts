@@ -9,6 +9,7 @@ import { startTestCluster } from '@vigil/testing/kube/test-cluster';
 import { startOperator } from '@vigil/testing/kube/operator-process';
 import { waitUntil } from '@vigil/testing/processes';
 import { clusterMetrics } from '../../src/cluster/cluster-metrics.js';
+import { ClusterLookups } from '../../src/cluster/cluster-lookups.js';
 import { ClusterView } from '../../src/cluster/cluster-view.js';
 import { Heartbeat } from '../../src/cluster/heartbeat.js';
 import { connectToKubernetes, kubeClock } from '../../src/cluster/kube-connection.js';
@@ -45,7 +46,7 @@ test('operator and recorder write one Camera status at once and both survive; /c
     const heartbeat = new Heartbeat({ client, namespace, nodeName: node, clock: systemClock, log, report: () => ({ url: `http://${node}.test:9997`, version: '9.9.9', cameras: 1 }) });
     heartbeat.start();
     t.after(() => heartbeat.stop());
-    return { client, view, heartbeat };
+    return { client, view, heartbeat, lookups: new ClusterLookups(client, namespace, systemClock) };
   };
   const a = await parts('node-a');
   const b = await parts('node-b');
@@ -92,12 +93,12 @@ test('operator and recorder write one Camera status at once and both survive; /c
   await new Promise((r) => setTimeout(r, 500)); // a renewal already under way lands
   const lease = await cluster.coordination.readNamespacedLease({ name: 'vigil-node-node-b', namespace: cluster.namespace });
   const lastRenew = new Date(lease.spec?.renewTime ?? 0).getTime();
-  const online = () => clusterMetrics(a.view, Date.now()).nodes.find((n) => n.node_name === 'node-b')?.online;
+  const online = async () => (await clusterMetrics(a.view, a.lookups, () => Date.now())).nodes.find((n) => n.node_name === 'node-b')?.online;
   await new Promise((r) => setTimeout(r, Math.max(0, lastRenew + 4500 - Date.now())));
-  assert.equal(online(), true, 'online 4.5 s after the last renewal');
+  assert.equal(await online(), true, 'online 4.5 s after the last renewal');
   await waitUntil(async () => (await cluster.recorderNodes()).find((r) => r.metadata.name === 'node-b')?.status?.online === false, 10_000, 'the operator: node-b offline');
   const operatorSaw = (Date.now() - lastRenew) / 1000;
-  assert.equal(online(), false, `/cluster/metrics agrees with the operator ${operatorSaw.toFixed(1)} s after the last renewal (15 s would still say online)`);
+  assert.equal(await online(), false, `/cluster/metrics agrees with the operator ${operatorSaw.toFixed(1)} s after the last renewal (15 s would still say online)`);
   assert.ok(operatorSaw < 10, `offline after ${operatorSaw.toFixed(1)} s`);
   assert.deepEqual(operator.forbidden(), []);
 });

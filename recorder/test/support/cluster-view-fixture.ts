@@ -6,6 +6,7 @@ import { API_VERSION, type CameraSpecInput, type CameraStatus, type RecorderNode
 import { KubeClient, loadKubeConfig, Resources, toMicroTime, type KubeObject, type Lease } from '@vigil/kube';
 import { startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
 import { waitUntil } from '@vigil/testing/processes';
+import { ClusterLookups } from '../../src/cluster/cluster-lookups.js';
 import { ClusterView } from '../../src/cluster/cluster-view.js';
 import { Heartbeat } from '../../src/cluster/heartbeat.js';
 import { connectToKubernetes, kubeClock } from '../../src/cluster/kube-connection.js';
@@ -19,12 +20,15 @@ export interface NodeUnderTest {
   /** The recorder's own client (its node's ServiceAccount). */
   client: KubeClient;
   view: ClusterView;
+  /** The node's on-demand reads (other nodes' cameras and heartbeats). */
+  lookups: ClusterLookups;
   heartbeat: Heartbeat;
   logText(): string;
   /** A RecorderNode as the operator makes it, with a status. */
   recorderNode(name: string, opts?: { member?: boolean; left?: boolean; status?: RecorderNodeStatus }): Promise<void>;
-  /** Another node's heartbeat: renewed at `renewMs`, with annotations (its report). */
+  /** Another node's heartbeat: renewed at `renewMs`, with annotations (its report). The view does not watch it (lookups read it). */
   lease(node: string, renewMs: number | undefined, annotations?: Record<string, string>): Promise<void>;
+  /** A Camera; when it is this node's (status.node or handoverFrom), waits until the view has it. */
   camera(name: string, spec?: Partial<CameraSpecInput>, status?: CameraStatus): Promise<void>;
   /** Waits until the view has seen `cond` come true. */
   until(cond: () => boolean, what: string): Promise<void>;
@@ -51,7 +55,7 @@ export async function nodeUnderTest(t: TestContext, node: string): Promise<NodeU
     return admin.apply(type, { apiVersion: API_VERSION, kind: obj.kind, metadata: { name: obj.metadata.name, ...(obj.metadata.namespace ? { namespace: obj.metadata.namespace } : {}) }, status } as KubeObject, { fieldManager: 'vigil-operator', force: true, subresource: 'status' });
   };
   return {
-    cluster, admin, client, view, heartbeat, logText: text,
+    cluster, admin, client, view, heartbeat, logText: text, lookups: new ClusterLookups(client, namespace, systemClock),
     async recorderNode(name, opts = {}) {
       const rn = { apiVersion: API_VERSION, kind: 'RecorderNode', metadata: { name, ...(opts.left ? { annotations: { 'vigil.io/left': '2026-01-01T00:00:00Z' } } : {}) }, spec: { nodeName: name, member: opts.member ?? true } };
       const existing = await admin.get(Resources.recorderNodes, undefined, name);
@@ -62,13 +66,15 @@ export async function nodeUnderTest(t: TestContext, node: string): Promise<NodeU
       const name = `vigil-node-${other}`;
       const body: Lease = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace, ...(annotations ? { annotations } : {}) }, spec: { holderIdentity: other, leaseDurationSeconds: 15, ...(renewMs !== undefined ? { renewTime: toMicroTime(renewMs) } : {}) } };
       const existing = await admin.get<Lease>(Resources.leases, namespace, name);
-      const written = existing === undefined ? await admin.create(Resources.leases, body) : await admin.replace(Resources.leases, { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata.resourceVersion } });
-      await seen(view.leases, `${namespace}/${name}`, written);
+      if (existing === undefined) await admin.create(Resources.leases, body);
+      else await admin.replace(Resources.leases, { ...body, metadata: { ...body.metadata, resourceVersion: existing.metadata.resourceVersion } });
     },
     async camera(name, spec = {}, status) {
       const cam = { apiVersion: API_VERSION, kind: 'Camera', metadata: { name, namespace }, spec: { source: `rtsp://192.0.2.10/${name}`, ...spec } };
-      const created = await admin.create(Resources.cameras, cam as KubeObject);
-      await seen(view.cameras, `${namespace}/${name}`, (await upsertStatus(Resources.cameras, cam as KubeObject, status)) ?? created);
+      await admin.create(Resources.cameras, cam as KubeObject);
+      const written = await upsertStatus(Resources.cameras, cam as KubeObject, status);
+      const cache = status?.node === node ? view.assigned : status?.handoverFrom === node ? view.handingOver : undefined;
+      if (cache !== undefined && written !== undefined) await seen(cache, `${namespace}/${name}`, written);
     },
     until: (cond, what) => waitUntil(cond, 10_000, what, 20),
   };

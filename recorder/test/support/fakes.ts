@@ -128,8 +128,8 @@ export function hubCameras(hubs: Map<string, StreamHub | undefined>): CameraCont
 export function mapLocator(known: (id: string) => boolean, remote: ReadonlyMap<string, Extract<CameraLocation, { kind: 'remote' }>> = new Map()): CameraLocator {
   return {
     nodeName: 'test-node',
-    locate: (id) => remote.get(id) ?? (known(id) ? { kind: 'local' } : { kind: 'unknown' }),
-    remoteCameras: () => [...remote].map(([id, where]) => ({ id, node: where.node, url: where.url, publicUrl: where.publicUrl, recording: true, ptz: false })),
+    locate: async (id) => remote.get(id) ?? (known(id) ? { kind: 'local' } : { kind: 'unknown' }),
+    remoteCameras: async () => [...remote].map(([id, where]) => ({ id, node: where.node, url: where.url, publicUrl: where.publicUrl, recording: true, ptz: false })),
   };
 }
 

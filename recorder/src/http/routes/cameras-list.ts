@@ -68,7 +68,7 @@ export const cameraListRoutes: FastifyPluginAsyncZod<CameraListRouteOptions> = a
           url: null,
         });
       }
-      for (const remote of opts.locator.remoteCameras()) {
+      for (const remote of await opts.locator.remoteCameras()) {
         if (entries.some((e) => e.id === remote.id)) continue; // the old side of a handover lists it as its own until it stops
         entries.push({
           id: remote.id,

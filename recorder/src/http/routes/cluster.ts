@@ -9,7 +9,7 @@ import { errorResponse } from '../schemas.js';
 
 /** What the routes need from cluster mode (modes/cluster-mode.ts implements it). */
 export interface ClusterControl {
-  metrics(): { leader: string | null; quorum: boolean; nodes: Array<{ node_name: string; online: boolean; member: boolean; last_heartbeat: number | null; url: string | null; version: string | null; cameras: number }> };
+  metrics(): Promise<{ leader: string | null; quorum: boolean; nodes: Array<{ node_name: string; online: boolean; member: boolean; last_heartbeat: number | null; url: string | null; version: string | null; cameras: number }> }>;
   leave(force: boolean): Promise<{ node_name: string; handed_over: number; stopped_without_handover: number }>;
   removeNode(name: string): Promise<void>;
   addLearner(name: string, url: string | undefined): Promise<void>;
@@ -57,7 +57,7 @@ export const clusterRoutes: FastifyPluginAsyncZod<ClusterRouteOptions> = async (
       ...adminOnly,
     },
     async () => {
-      const m = cluster().metrics();
+      const m = await cluster().metrics();
       return { ...m, nodes: m.nodes.map((n) => ({ ...n, last_heartbeat: n.last_heartbeat === null ? null : formatIsoWithOffset(new Date(n.last_heartbeat)) })) };
     },
   );

@@ -1,0 +1,76 @@
+// On-demand reads of what this node does not watch: another node's Camera (where a request for it is sent), every
+// Camera (/api/cameras) and every heartbeat Lease (/cluster/metrics). A burst of requests shares one API call (answers
+// are kept for a second or two), and while the API cannot be reached the last answer stands in.
+import { Resources, type KubeClient, type Lease } from '@vigil/kube';
+import type { Clock } from '../util/clock.js';
+import type { CameraObject } from './cluster-view.js';
+
+/** How long an answer is reused. */
+const FRESH_MS = 2000;
+/** Cameras remembered one by one at most (a caller asking for many unknown ids cannot grow the map without end). */
+const MAX_REMEMBERED = 10_000;
+
+interface Remembered<T> {
+  value: T;
+  at: number;
+}
+
+/** One read per key at a time, reused while fresh, the last value kept for when the API fails. */
+class ReadThrough<T> {
+  readonly #values = new Map<string, Remembered<T>>();
+  readonly #inFlight = new Map<string, Promise<T>>();
+
+  constructor(private readonly clock: Clock) {}
+
+  read(key: string, fetch: () => Promise<T>): Promise<T> {
+    const known = this.#values.get(key);
+    if (known !== undefined && this.clock.now() - known.at < FRESH_MS) return Promise.resolve(known.value);
+    let pending = this.#inFlight.get(key);
+    if (pending === undefined) {
+      pending = fetch().then(
+        (value) => {
+          if (this.#values.size >= MAX_REMEMBERED && !this.#values.has(key)) this.#values.clear();
+          this.#values.set(key, { value, at: this.clock.now() });
+          return value;
+        },
+        (err: unknown) => {
+          if (known !== undefined) return known.value;
+          throw err;
+        },
+      ).finally(() => this.#inFlight.delete(key));
+      this.#inFlight.set(key, pending);
+    }
+    return pending;
+  }
+}
+
+export class ClusterLookups {
+  readonly #cameras: ReadThrough<CameraObject | undefined>;
+  readonly #allCameras: ReadThrough<CameraObject[]>;
+  readonly #leases: ReadThrough<Lease[]>;
+
+  constructor(
+    private readonly client: KubeClient,
+    private readonly namespace: string,
+    clock: Clock,
+  ) {
+    this.#cameras = new ReadThrough(clock);
+    this.#allCameras = new ReadThrough(clock);
+    this.#leases = new ReadThrough(clock);
+  }
+
+  /** The Camera resource, undefined when there is none (a failed read with nothing remembered throws). */
+  camera(id: string): Promise<CameraObject | undefined> {
+    return this.#cameras.read(id, () => this.client.get<CameraObject>(Resources.cameras, this.namespace, id, { timeoutMs: 3000 }));
+  }
+
+  /** Every Camera of the namespace. */
+  cameras(): Promise<CameraObject[]> {
+    return this.#allCameras.read('', async () => (await this.client.list<CameraObject>(Resources.cameras, { namespace: this.namespace, timeoutMs: 5000 })).items);
+  }
+
+  /** Every Lease of the namespace: the nodes' heartbeats and the operator's. */
+  leases(): Promise<Lease[]> {
+    return this.#leases.read('', async () => (await this.client.list<Lease>(Resources.leases, { namespace: this.namespace, timeoutMs: 5000 })).items);
+  }
+}
