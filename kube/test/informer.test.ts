@@ -92,3 +92,36 @@ test('a local write that the watch has already overtaken with a deletion does no
   await client.delete(Resources.configMaps, 'default', 'pod-like');
   await inCache('pod-like', false);
 });
+
+test('a field selector the server refuses (400): everything is listed and watched, and only what matches is kept', async (t) => {
+  const { client } = await controlPlaneAndClient(t);
+  const put = async (name: string, owner: string) => {
+    const cur = await client.get<ConfigMap>(Resources.configMaps, 'default', name);
+    if (cur) await client.replace(Resources.configMaps, { ...cur, data: { owner } });
+    else await client.create(Resources.configMaps, { metadata: { name, namespace: 'default' }, data: { owner } } as ConfigMap);
+  };
+  await put('mine', 'me');
+  await put('theirs', 'them');
+  // ConfigMaps have no selectable field `data.owner`, as Cameras have none on an API server before CRD selectableFields.
+  await assert.rejects(client.list(Resources.configMaps, { namespace: 'default', fieldSelector: 'data.owner=me' }), (err: { status?: number }) => err.status === 400);
+  const informer = new Informer<ConfigMap>('owned', client, Resources.configMaps, pino({ level: 'silent' }), systemClock, {
+    namespace: 'default', fieldSelector: 'data.owner=me', matches: (o) => (o as ConfigMap).data?.owner === 'me', minRetryMs: 100, maxRetryMs: 500,
+  });
+  const removed: string[] = [];
+  informer.onChange((key, obj) => obj === undefined && removed.push(key));
+  informer.start();
+  t.after(() => informer.stop());
+  await informer.waitForSync();
+  const names = () => informer.list().map((o) => o.metadata.name).sort();
+  assert.deepEqual(names(), ['mine']);
+  await put('theirs', 'me');
+  await waitUntil(() => names().join() === 'mine,theirs', 10_000, 'theirs selected once it matches', 50);
+  await put('mine', 'them');
+  await waitUntil(() => names().join() === 'theirs', 10_000, 'mine gone once it no longer matches', 50);
+  assert.deepEqual(removed, ['default/mine'], 'a change out of the selection is a deletion for the handlers');
+  // A local write that takes an object out of the selection takes it out of the cache too.
+  const theirs = await client.get<ConfigMap>(Resources.configMaps, 'default', 'theirs');
+  informer.upsert(await client.replace(Resources.configMaps, { ...theirs!, data: { owner: 'nobody' } }));
+  assert.deepEqual(names(), []);
+  assert.ok(informer.stats.objects >= 4 && informer.stats.bytes > 0, 'objects and bytes received are counted');
+});
