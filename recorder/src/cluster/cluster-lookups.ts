@@ -1,7 +1,8 @@
 // On-demand reads of what this node does not watch: another node's Camera (where a request for it is sent), every
-// Camera (/api/cameras) and every heartbeat Lease (/cluster/metrics). A burst of requests shares one API call (answers
+// Camera (/api/cameras), every Lease (/cluster/metrics) and the operator's (its silence rule, for readiness). A burst of requests shares one API call (answers
 // are kept for a second or two), and while the API cannot be reached the last answer stands in.
-import { Resources, type KubeClient, type Lease } from '@vigil/kube';
+import { DEFAULT_NODE_SILENCE_SECONDS, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME } from '@vigil/crds';
+import { Resources, silenceMsOf, type KubeClient, type Lease } from '@vigil/kube';
 import type { Clock } from '../util/clock.js';
 import type { CameraObject } from './cluster-view.js';
 
@@ -48,6 +49,7 @@ export class ClusterLookups {
   readonly #cameras: ReadThrough<CameraObject | undefined>;
   readonly #allCameras: ReadThrough<CameraObject[]>;
   readonly #leases: ReadThrough<Lease[]>;
+  readonly #operatorLease: ReadThrough<Lease | undefined>;
 
   constructor(
     private readonly client: KubeClient,
@@ -57,6 +59,7 @@ export class ClusterLookups {
     this.#cameras = new ReadThrough(clock);
     this.#allCameras = new ReadThrough(clock);
     this.#leases = new ReadThrough(clock);
+    this.#operatorLease = new ReadThrough(clock);
   }
 
   /** The Camera resource, undefined when there is none (a failed read with nothing remembered throws). */
@@ -72,5 +75,11 @@ export class ClusterLookups {
   /** Every Lease of the namespace: the nodes' heartbeats and the operator's. */
   leases(): Promise<Lease[]> {
     return this.#leases.read('', async () => (await this.client.list<Lease>(Resources.leases, { namespace: this.namespace, timeoutMs: 5000 })).items);
+  }
+
+  /** The silence rule the operator publishes on its Lease (--node-silence), else the default 15 s (also while the API is away). */
+  async nodeSilenceMs(): Promise<number> {
+    const lease = await this.#operatorLease.read('', () => this.client.get<Lease>(Resources.leases, this.namespace, OPERATOR_LEASE_NAME, { timeoutMs: 3000 })).catch(() => undefined);
+    return silenceMsOf(lease?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
   }
 }

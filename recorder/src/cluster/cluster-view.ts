@@ -1,14 +1,12 @@
 // What this node sees of the cluster through list+watch caches that survive API outages: the Cameras it records or hands
 // over (field selectors on status.node and status.handoverFrom, so a node's watches carry its own cameras and nothing
-// else), the RecorderNodes, the operator's Lease, and the camera credentials the operator copied for this node (its own
-// Secret, the one it may read); and the questions every part asks of them. Other nodes' cameras and heartbeats are read
-// on demand (cluster-lookups.ts): at 200 nodes, watching every camera and Lease would fan each change out to every node.
+// else), the RecorderNodes, and the camera credentials the operator copied for this node (its own Secret, the one it may
+// read); and the questions every part asks of them. Other nodes' cameras and every Lease (the nodes' heartbeats, the
+// operator's) are read on demand (cluster-lookups.ts): at 200 nodes, watching them would fan each renewal and status
+// change out to every node.
 import type { Logger } from 'pino';
-import {
-  CAMERA_HANDOVER_FROM_FIELD, CAMERA_NODE_FIELD, DEFAULT_NODE_SILENCE_SECONDS, nodeCredentialsSecretName, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME,
-  type Camera as CameraResource, type RecorderNode,
-} from '@vigil/crds';
-import { Informer, Resources, silenceMsOf, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease, type Secret } from '@vigil/kube';
+import { CAMERA_HANDOVER_FROM_FIELD, CAMERA_NODE_FIELD, nodeCredentialsSecretName, type Camera as CameraResource, type RecorderNode } from '@vigil/crds';
+import { Informer, Resources, type Clock as KubeClock, type KubeClient, type KubeObject, type Secret } from '@vigil/kube';
 import type { CameraCredentials } from './camera-from-resource.js';
 
 export type CameraObject = CameraResource & KubeObject;
@@ -21,8 +19,6 @@ export class ClusterView {
   readonly recorderNodes: Informer<RecorderNode & KubeObject>;
   /** This node's credentials Secret alone (the cameras it records): a list or watch of any other Secret is refused to it. */
   readonly credentials: Informer<Secret>;
-  /** The operator's leader Lease alone: who leads, and the silence rule it publishes. */
-  readonly operatorLease: Informer<Lease>;
   readonly namespace: string;
   readonly nodeName: string;
   readonly #credentialsSecret: string;
@@ -42,11 +38,10 @@ export class ClusterView {
     });
     this.recorderNodes = new Informer('recordernodes', client, Resources.recorderNodes, log, clock, { minRetryMs: 500, maxRetryMs: 5000 });
     this.credentials = new Informer('credentials', client, Resources.secrets, log, clock, { ...opts, fieldSelector: `metadata.name=${this.#credentialsSecret}` });
-    this.operatorLease = new Informer('operator-lease', client, Resources.leases, log, clock, { ...opts, fieldSelector: `metadata.name=${OPERATOR_LEASE_NAME}` });
   }
 
   #all(): Array<Informer<KubeObject>> {
-    return [this.assigned, this.handingOver, this.recorderNodes, this.credentials, this.operatorLease] as Array<Informer<KubeObject>>;
+    return [this.assigned, this.handingOver, this.recorderNodes, this.credentials] as Array<Informer<KubeObject>>;
   }
 
   /** Calls `fn` after any change of any kind (the key does not matter: readers look at the whole view). */
@@ -95,16 +90,6 @@ export class ClusterView {
     const url = status?.url || undefined;
     const publicUrl = status?.publicUrl || undefined;
     return { ...(url ? { url } : {}), ...(publicUrl ? { publicUrl } : {}) };
-  }
-
-  /** The silence rule the operator publishes on its Lease (--node-silence), else the default 15 s. */
-  nodeSilenceMs(): number {
-    return silenceMsOf(this.operatorLease.get(`${this.namespace}/${OPERATOR_LEASE_NAME}`)?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
-  }
-
-  /** The operator's Lease as the cache has it. */
-  leaderLease(): Lease | undefined {
-    return this.operatorLease.get(`${this.namespace}/${OPERATOR_LEASE_NAME}`);
   }
 
   /** A camera's user name and password as the operator copied them for this node, undefined when it has none (yet). */

@@ -62,7 +62,7 @@ export async function startClusterMode(ctx: ModeContext): Promise<RecorderMode> 
     storagePing: db === undefined ? undefined : () => db.pool.query('SELECT 1'),
     clusterStore: {
       // The API answers: the caches have listed and the heartbeat was renewed within the silence limit.
-      reachable: async () => view.synced && (heartbeat.paused || (heartbeat.lastRenewedAt !== undefined && clock.now() - heartbeat.lastRenewedAt < view.nodeSilenceMs())),
+      reachable: async () => view.synced && (heartbeat.paused || (heartbeat.lastRenewedAt !== undefined && clock.now() - heartbeat.lastRenewedAt < (await lookups.nodeSilenceMs()))),
     },
     outbox: db?.outbox,
     cluster: {

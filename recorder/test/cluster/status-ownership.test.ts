@@ -88,7 +88,7 @@ test('operator and recorder write one Camera status at once and both survive; /c
   await waitUntil(async () => (await cluster.recorderNodes()).find((r) => r.metadata.name === 'node-a')?.status?.url === 'http://node-a.test:9997', 10_000, 'the reported URL on the RecorderNode');
 
   // --node-silence 6s, published on the operator's Lease: node-b silent is offline for the recorder as for the operator.
-  await waitUntil(() => a.view.nodeSilenceMs() === 6000, 10_000, 'the silence rule read from the operator Lease');
+  await waitUntil(async () => (await a.lookups.nodeSilenceMs()) === 6000, 10_000, 'the silence rule read from the operator Lease', 100);
   b.heartbeat.stop();
   await new Promise((r) => setTimeout(r, 500)); // a renewal already under way lands
   const lease = await cluster.coordination.readNamespacedLease({ name: 'vigil-node-node-b', namespace: cluster.namespace });

@@ -1,0 +1,193 @@
+// The scale scenario, shared by the scale benchmark (bench/scale.js: 200 nodes, 5,000 cameras, hollow recorders in child
+// processes) and its small version in `npm test` (recorder/test/e2e/cluster-scale.test.ts: 20 nodes, 500 cameras, in
+// process): the real control plane, two operators, one hollow recorder per RecorderNode (hollow-recorder.ts), the
+// cameras created at once; then the figures a platform team asks for at scale: assignment time and spread, steady-state
+// writes by user, watch traffic per recorder, a silent node's failover, a leader operator's loss.
+import type { TestContext } from 'node:test';
+import { API_VERSION, nodeLeaseName, type Camera } from '@vigil/crds';
+import { fromApiTime, Informer, KubeClient, loadKubeConfig, Resources, systemClock, type KubeObject, type Lease } from '@vigil/kube';
+import { auditedWrites } from '@vigil/testing/kube/control-plane/audit-log';
+import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
+import { startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
+import { waitUntil } from '@vigil/testing/processes';
+import { pino } from 'pino';
+import type { HollowRecorderStats } from './hollow-recorder.js';
+
+/** The hollow recorders, wherever they run. */
+export interface HollowFleet {
+  stats(): Promise<HollowRecorderStats[]>;
+  silence(node: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ScaleOptions {
+  nodes: number;
+  cameras: number;
+  /** Steady state measured for this long after every camera records. */
+  steadyMs: number;
+  /** Starts the hollow recorders of these nodes (each with a kubeconfig of its own ServiceAccount). */
+  startFleet(namespace: string, nodes: Array<{ node: string; kubeconfig: string }>): Promise<HollowFleet>;
+  /** CPU seconds and RSS of a process (the benchmark reads /proc; undefined: not measured). */
+  sample?(pid: number): { cpuSeconds: number; rssMiB: number } | undefined;
+  /** Progress lines. */
+  progress?(msg: string): void;
+}
+
+type CameraObject = Camera & KubeObject;
+
+export interface ScaleFigures {
+  nodes: number;
+  cameras: number;
+  /** From the first create: all created, all assigned, all Recording (seconds). */
+  createdS: number;
+  assignedS: number;
+  recordingS: number;
+  perNodeMin: number;
+  perNodeMax: number;
+  steady: {
+    seconds: number;
+    /** Writes per minute: the operators (all of them), the recorders (all), the busiest recorder; and what the operators wrote beyond their Lease. */
+    operatorWritesPerMin: number;
+    operatorWritesBeyondLease: string[];
+    recorderWritesPerMin: number;
+    busiestRecorderWritesPerMin: number;
+    operatorCpuPercent?: number;
+    operatorRssMiB?: number;
+    /** Per recorder and minute: objects and bytes its watches received (median and max over the recorders). */
+    recorderObjectsPerMinMedian: number;
+    recorderObjectsPerMinMax: number;
+    recorderBytesPerMinMedian: number;
+    recorderBytesPerMinMax: number;
+  };
+  recorders: HollowRecorderStats[];
+  failover: { node: string; cameras: number; seconds: number };
+  leaderLoss: { firstChangeS: number };
+}
+
+const WRITE_CONCURRENCY = 32;
+
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++] as T);
+  }));
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnostic' | 'name'>, opts: ScaleOptions): Promise<ScaleFigures> {
+  const say = opts.progress ?? (() => undefined);
+  const cluster: TestCluster = await startTestCluster(t as TestContext);
+  const { namespace } = cluster;
+  const admin = new KubeClient(loadKubeConfig({ KUBECONFIG: cluster.adminKubeconfig }));
+  t.after(() => admin.close());
+  const nodes = Array.from({ length: opts.nodes }, (_, i) => `node-${String(i + 1).padStart(3, '0')}`);
+  await forEachLimited(nodes, 8, (n) => cluster.addNode(n));
+  const operators: OperatorProcess[] = [];
+  for (const id of ['op-1', 'op-2']) operators.push(await startOperator(t as TestContext, cluster, id, ['--log-level', 'info']));
+  say(`${nodes.length} Nodes, 2 operators; waiting for every recorder identity`);
+  const identities: Array<{ node: string; kubeconfig: string }> = [];
+  await forEachLimited(nodes, 8, async (node) => {
+    identities.push({ node, kubeconfig: (await cluster.nodeKubeconfig(node, { timeoutMs: 300_000 })).path });
+  });
+  const fleet = await opts.startFleet(namespace, identities);
+  t.after(() => fleet.stop());
+
+  // Everything about the cameras, as an administrator's watch sees it.
+  const cams = new Informer<CameraObject>('scale-cameras', admin, Resources.cameras, pino({ level: 'silent' }), systemClock, { namespace });
+  cams.start();
+  t.after(() => cams.stop());
+  const rns = new Informer<KubeObject & { status?: { online?: boolean; onlineSince?: string } }>('scale-recordernodes', admin, Resources.recorderNodes, pino({ level: 'silent' }), systemClock);
+  rns.start();
+  t.after(() => rns.stop());
+  await waitUntil(() => rns.list().filter((r) => r.status?.online === true).length === nodes.length, 300_000, 'every RecorderNode online', 250);
+  // A node online for less than 30 s takes no rebalanced camera: apply once every node has settled, as an operator would.
+  say('every RecorderNode online; waiting 31 s for the nodes to settle');
+  await new Promise((r) => setTimeout(r, 31_000));
+
+  const names = Array.from({ length: opts.cameras }, (_, i) => `cam-${String(i + 1).padStart(5, '0')}`);
+  const t0 = Date.now();
+  let assignedAt: number | undefined;
+  let recordingAt: number | undefined;
+  const check = (): void => {
+    const all = cams.list();
+    if (all.length < names.length) return;
+    if (assignedAt === undefined && all.every((c) => (c.status?.node ?? '') !== '')) assignedAt = Date.now();
+    if (recordingAt === undefined && all.every((c) => c.status?.phase === 'Recording')) recordingAt = Date.now();
+  };
+  cams.onChange(check);
+  await forEachLimited(names, WRITE_CONCURRENCY, async (name) => {
+    await admin.create(Resources.cameras, { apiVersion: API_VERSION, kind: 'Camera', metadata: { name, namespace }, spec: { source: `rtsp://10.0.0.10:554/${name}` } } as CameraObject);
+  });
+  const createdS = (Date.now() - t0) / 1000;
+  say(`${names.length} Cameras created in ${createdS.toFixed(1)} s`);
+  await waitUntil(() => (check(), recordingAt !== undefined), 600_000, 'every camera Recording', 250);
+  const perNode = new Map(nodes.map((n) => [n, 0]));
+  for (const c of cams.list()) perNode.set(c.status?.node ?? '', (perNode.get(c.status?.node ?? '') ?? 0) + 1);
+  const counts = nodes.map((n) => perNode.get(n) ?? 0);
+  say(`assigned in ${((assignedAt! - t0) / 1000).toFixed(1)} s, Recording in ${((recordingAt! - t0) / 1000).toFixed(1)} s; per node ${Math.min(...counts)}–${Math.max(...counts)}`);
+
+  // Steady state: nothing changes; who writes, what each recorder receives, what the operator costs.
+  const leader = (await Promise.all(operators.map(async (o) => ((await o.isLeader().catch(() => false)) ? o : undefined)))).find((o) => o !== undefined) ?? operators[0]!;
+  say(`steady state for ${opts.steadyMs / 1000} s`);
+  const before = await fleet.stats();
+  const cpuBefore = opts.sample?.(leader.pid);
+  const from = Date.now();
+  let rssPeak = 0;
+  while (Date.now() - from < opts.steadyMs) {
+    await new Promise((r) => setTimeout(r, Math.min(2000, opts.steadyMs)));
+    rssPeak = Math.max(rssPeak, opts.sample?.(leader.pid)?.rssMiB ?? 0);
+  }
+  const to = Date.now();
+  const cpuAfter = opts.sample?.(leader.pid);
+  const after = await fleet.stats();
+  await new Promise((r) => setTimeout(r, 1000)); // the audit log is written as requests complete
+  const writes = await auditedWrites(cluster.controlPlane.auditLogPath, from, to);
+  const minutes = (to - from) / 60_000;
+  const operatorUser = (u: string) => u === `system:serviceaccount:${namespace}:vigil-operator`;
+  const recorderPrefix = `system:serviceaccount:${namespace}:vigil-recorder-`;
+  const byRecorder = new Map<string, number>();
+  for (const w of writes) if (w.user.startsWith(recorderPrefix)) byRecorder.set(w.user, (byRecorder.get(w.user) ?? 0) + 1);
+  const operatorWrites = writes.filter((w) => operatorUser(w.user));
+  const beforeOf = new Map(before.map((s) => [s.node, s]));
+  const objectsPerMin = after.map((s) => (s.objects - (beforeOf.get(s.node)?.objects ?? 0)) / minutes);
+  const bytesPerMin = after.map((s) => (s.bytes - (beforeOf.get(s.node)?.bytes ?? 0)) / minutes);
+  const steady = {
+    seconds: (to - from) / 1000,
+    operatorWritesPerMin: operatorWrites.length / minutes,
+    operatorWritesBeyondLease: [...new Set(operatorWrites.filter((w) => !w.target.startsWith(`leases coordination.k8s.io ${namespace}/vigil-operator`)).map((w) => `${w.verb} ${w.target}`))],
+    recorderWritesPerMin: [...byRecorder.values()].reduce((a, b) => a + b, 0) / minutes,
+    busiestRecorderWritesPerMin: Math.max(0, ...byRecorder.values()) / minutes,
+    ...(cpuBefore !== undefined && cpuAfter !== undefined ? { operatorCpuPercent: ((cpuAfter.cpuSeconds - cpuBefore.cpuSeconds) / ((to - from) / 1000)) * 100, operatorRssMiB: rssPeak } : {}),
+    recorderObjectsPerMinMedian: median(objectsPerMin),
+    recorderObjectsPerMinMax: Math.max(...objectsPerMin),
+    recorderBytesPerMinMedian: median(bytesPerMin),
+    recorderBytesPerMinMax: Math.max(...bytesPerMin),
+  };
+
+  // One node silenced: from its last heartbeat until every camera it had records elsewhere.
+  const victim = [...perNode].sort((a, b) => b[1] - a[1])[0]![0];
+  const victims = cams.list().filter((c) => c.status?.node === victim).map((c) => c.metadata.name ?? '');
+  await fleet.silence(victim);
+  await new Promise((r) => setTimeout(r, 500)); // a renewal under way lands
+  const lastBeat = fromApiTime((await admin.get<Lease>(Resources.leases, namespace, nodeLeaseName(victim)))?.spec?.renewTime ?? undefined) ?? Date.now();
+  say(`${victim} silenced with ${victims.length} cameras`);
+  await waitUntil(() => victims.every((v) => {
+    const c = cams.get(`${namespace}/${v}`);
+    return c !== undefined && c.status?.node !== victim && c.status?.phase === 'Recording';
+  }), 120_000, `${victim}'s cameras Recording elsewhere`, 100);
+  const failover = { node: victim, cameras: victims.length, seconds: (Date.now() - lastBeat) / 1000 };
+
+  // The leader operator killed: until the other one has made its first change (a new camera assigned).
+  await leader.stop('SIGKILL');
+  const killedAt = Date.now();
+  const probe = 'scale-after-leader-loss';
+  await admin.create(Resources.cameras, { apiVersion: API_VERSION, kind: 'Camera', metadata: { name: probe, namespace }, spec: { source: `rtsp://10.0.0.10:554/${probe}` } } as CameraObject);
+  await waitUntil(() => (cams.get(`${namespace}/${probe}`)?.status?.node ?? '') !== '', 120_000, 'the new leader assigns a camera', 100);
+  const leaderLoss = { firstChangeS: (Date.now() - killedAt) / 1000 };
+
+  return {
+    nodes: nodes.length, cameras: names.length, createdS, assignedS: (assignedAt! - t0) / 1000, recordingS: (recordingAt! - t0) / 1000,
+    perNodeMin: Math.min(...counts), perNodeMax: Math.max(...counts), steady, recorders: after, failover, leaderLoss,
+  };
+}
