@@ -7,6 +7,7 @@ import { dependenciesPlugin } from './eslint/dependencies.js';
 import { layersPlugin } from './eslint/layers.js';
 
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const LOADED_BY_MODE = 'cluster and database code is loaded with import() where its mode starts (modes/select-mode.ts); import type, or import() there';
 const WORKSPACES = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')).workspaces;
 
 export default tseslint.config(
@@ -36,14 +37,19 @@ export default tseslint.config(
     // A standalone recorder carries neither the Kubernetes client (most of its heap once loaded, walked by every full
     // garbage collection) nor the PostgreSQL driver: the code that needs them is loaded by import() where its mode
     // starts (recorder/src/modes/select-mode.ts). A value import from anywhere else would load them for every recorder.
+    // @vigil/kube/log-format is its own entry point (the --log-format choice, with pino-pretty only): it loads neither.
     files: ['recorder/src/**/*.ts'],
     ignores: ['recorder/src/cluster/**', 'recorder/src/modes/cluster-mode.ts', 'recorder/src/modes/database-mode.ts', 'recorder/src/db/**'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         patterns: [{
-          group: ['@vigil/kube', '@kubernetes/*', '@peculiar/*', 'pg', '**/cluster/*', '!**/cluster/cluster-errors.js', '**/db/pool.js'],
+          group: ['@kubernetes/*', '@peculiar/*', 'pg', '**/cluster/*', '!**/cluster/cluster-errors.js', '**/db/pool.js'],
           allowTypeImports: true,
-          message: 'cluster and database code is loaded with import() where its mode starts (modes/select-mode.ts); import type, or import() there',
+          message: LOADED_BY_MODE,
+        }, {
+          regex: '^@vigil/kube(?!/log-format$)',
+          allowTypeImports: true,
+          message: LOADED_BY_MODE,
         }],
       }],
     },

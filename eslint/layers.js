@@ -35,7 +35,10 @@ export const RECORDER_LAYERS = {
   http: ['archive', 'cameras', 'cluster', 'config', 'health', 'jobs', 'license', 'media', 'metrics', 'playback', 'ptz', 'recording', 'snapshot', 'stream', 'tls', 'util'],
 };
 
-/** Packages only some folders may import (every other folder of that workspace may not). */
+/**
+ * Packages only some folders may import (every other folder of that workspace may not). A subpath entry
+ * ('pkg/sub') names who may import just that entry point; it takes precedence over the package's own entry.
+ */
 export const RECORDER_PACKAGE_OWNERS = {
   fastify: ['http'],
   'fastify-type-provider-zod': ['http'],
@@ -45,6 +48,7 @@ export const RECORDER_PACKAGE_OWNERS = {
   onvif: ['ptz'],
   '@kubernetes/client-node': ['cluster'],
   '@vigil/kube': ['cluster'],
+  '@vigil/kube/log-format': ['log'],
   '@vigil/crds': ['cluster'],
 };
 
@@ -87,9 +91,10 @@ function check(context, node, spec, root) {
     if (pkg === `@vigil/${other}` && (inSrc || other !== 'testing')) return report(`${workspace}/ never imports @vigil/${other}`);
   }
   if (workspace === 'recorder' && inSrc) {
-    const owners = RECORDER_PACKAGE_OWNERS[pkg];
+    const entry = spec in RECORDER_PACKAGE_OWNERS ? spec : pkg;
+    const owners = RECORDER_PACKAGE_OWNERS[entry];
     const from = fromRel.length > 3 ? fromRel[2] : '';
-    if (owners !== undefined && from !== '' && !owners.includes(from)) return report(`only recorder/src/${owners.join('/, ')}/ may import ${pkg}`);
+    if (owners !== undefined && from !== '' && !owners.includes(from)) return report(`only recorder/src/${owners.join('/, ')}/ may import ${entry}`);
   }
   return undefined;
 }

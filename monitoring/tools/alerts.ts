@@ -1,38 +1,6 @@
 // Vigil's Prometheus alerts, the one source of the chart's PrometheusRule and the packages' rules file, each with
 // the series that make it fire and the healthy series that must not (the promtool unit tests are written from them).
-
-/** Where an alert is installed: both, only with the chart (it reads the operator's series), or only with the packages. */
-export type AlertTarget = 'all' | 'kubernetes' | 'packages';
-
-/** A series fed to promtool: its selector and values in promtool's expanding notation ("0+60x10", "1x15"). */
-export interface InputSeries {
-  series: string;
-  values: string;
-}
-
-export interface AlertCase {
-  /** The series over the test window (1-minute steps). */
-  input: InputSeries[];
-  /** The minute at which the alert is evaluated. */
-  at: string;
-  /** The labels of each firing alert (beside alertname and severity); empty: it must not fire. */
-  fires: Array<Record<string, string>>;
-}
-
-export interface AlertDefinition {
-  alert: string;
-  target: AlertTarget;
-  expr: string;
-  for: string;
-  severity: 'critical' | 'warning';
-  summary: string;
-  /** May use {{ $labels.NAME }}; the tests fill in the labels of the expected alert. */
-  description: string;
-  /** The heading anchor in docs/runbooks.md. */
-  runbook: string;
-  firing: AlertCase;
-  healthy: AlertCase;
-}
+import { defineAlert, type AlertDefinition } from './alert-definition.js';
 
 export const RUNBOOK_BASE = 'https://github.com/vigil/vigil/blob/main/docs/runbooks.md';
 
@@ -40,7 +8,7 @@ const DAY = 86_400;
 
 /** The alerts, in the order of docs/runbooks.md. */
 export const ALERTS: AlertDefinition[] = [
-  {
+  defineAlert({
     alert: 'VigilCameraNotRecording',
     target: 'all',
     // The gauge counts from the last fragment, across reconnects: above 120 the camera has recorded nothing for 2 minutes.
@@ -49,11 +17,13 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'critical',
     summary: 'Camera {{ $labels.camera }} has not recorded for 2 minutes',
     description: 'Camera {{ $labels.camera }} on {{ $labels.instance }} has delivered no video for more than 2 minutes: nothing of it is being recorded.',
-    runbook: 'vigilcameranotrecording',
-    firing: { input: [{ series: 'vigil_camera_seconds_since_last_fragment{camera="gate", instance="node-a:9998"}', values: '1 1 1 61 121 181' }], at: '5m', fires: [{ camera: 'gate', instance: 'node-a:9998' }] },
-    healthy: { input: [{ series: 'vigil_camera_seconds_since_last_fragment{camera="gate", instance="node-a:9998"}', values: '0.2 0.4 0.1 0.3 0.2 0.4' }], at: '5m', fires: [] },
-  },
-  {
+    at: '5m',
+    series: [
+      { series: 'vigil_camera_seconds_since_last_fragment{camera="gate", instance="node-a:9998"}', firing: '1 1 1 61 121 181', healthy: '0.2 0.4 0.1 0.3 0.2 0.4' },
+    ],
+    fires: [{ camera: 'gate', instance: 'node-a:9998' }],
+  }),
+  defineAlert({
     alert: 'VigilCamerasNotRecording',
     target: 'kubernetes',
     // The leader's count of Cameras by phase: Pending (no node), Assigned (not yet recording) or Failed for 2 minutes.
@@ -62,27 +32,16 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'critical',
     summary: 'Cameras are not recording',
     description: 'Some Cameras have been Pending, Assigned or Failed instead of Recording for 2 minutes: kubectl get cameras -A shows which and why.',
-    runbook: 'vigilcamerasnotrecording',
-    firing: {
-      input: [
-        { series: 'vigil_operator_cameras{phase="Recording", instance="op-1:8080"}', values: '3x6' },
-        { series: 'vigil_operator_cameras{phase="Pending", instance="op-1:8080"}', values: '0 1 1 1 1 1' },
-        { series: 'vigil_operator_cameras{phase="Failed", instance="op-1:8080"}', values: '0x6' },
-      ],
-      at: '5m',
-      fires: [{ instance: 'op-1:8080' }],
-    },
-    healthy: {
-      input: [
-        { series: 'vigil_operator_cameras{phase="Recording", instance="op-1:8080"}', values: '4x6' },
-        // A Camera just applied is Pending for a moment: not for 2 minutes.
-        { series: 'vigil_operator_cameras{phase="Pending", instance="op-1:8080"}', values: '0 0 0 0 1 0' },
-      ],
-      at: '5m',
-      fires: [],
-    },
-  },
-  {
+    at: '5m',
+    series: [
+      { series: 'vigil_operator_cameras{phase="Recording", instance="op-1:8080"}', firing: '3x6', healthy: '4x6' },
+      // Healthy: a Camera just applied is Pending for a moment, not for 2 minutes.
+      { series: 'vigil_operator_cameras{phase="Pending", instance="op-1:8080"}', firing: '0 1 1 1 1 1', healthy: '0 0 0 0 1 0' },
+      { series: 'vigil_operator_cameras{phase="Failed", instance="op-1:8080"}', firing: '0x6' },
+    ],
+    fires: [{ instance: 'op-1:8080' }],
+  }),
+  defineAlert({
     alert: 'VigilRecorderNodeOffline',
     target: 'kubernetes',
     expr: 'vigil_operator_members{state="offline"} > 0',
@@ -90,11 +49,14 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'critical',
     summary: 'A recorder node is offline',
     description: 'A member recorder node has not renewed its heartbeat for 2 minutes (kubectl get recordernodes shows which); its cameras move to other nodes while the cluster has quorum.',
-    runbook: 'vigilrecordernodeoffline',
-    firing: { input: [{ series: 'vigil_operator_members{state="offline", instance="op-1:8080"}', values: '0 1 1 1 1 1' }, { series: 'vigil_operator_members{state="online", instance="op-1:8080"}', values: '3 2 2 2 2 2' }], at: '5m', fires: [{ state: 'offline', instance: 'op-1:8080' }] },
-    healthy: { input: [{ series: 'vigil_operator_members{state="offline", instance="op-1:8080"}', values: '0 0 1 0 0 0' }, { series: 'vigil_operator_members{state="online", instance="op-1:8080"}', values: '3 3 2 3 3 3' }], at: '5m', fires: [] },
-  },
-  {
+    at: '5m',
+    series: [
+      { series: 'vigil_operator_members{state="offline", instance="op-1:8080"}', firing: '0 1 1 1 1 1', healthy: '0 0 1 0 0 0' },
+      { series: 'vigil_operator_members{state="online", instance="op-1:8080"}', firing: '3 2 2 2 2 2', healthy: '3 3 2 3 3 3' },
+    ],
+    fires: [{ state: 'offline', instance: 'op-1:8080' }],
+  }),
+  defineAlert({
     alert: 'VigilRecorderDown',
     target: 'packages',
     // Prometheus's own series of the scrape: job "vigil" as in docs/metrics.md's prometheus.yml.
@@ -103,11 +65,13 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'critical',
     summary: 'Recorder {{ $labels.instance }} is down',
     description: 'Prometheus has not scraped {{ $labels.instance }} for 2 minutes: the vigil service or its host is down, and its cameras are not recorded.',
-    runbook: 'vigilrecorderdown',
-    firing: { input: [{ series: 'up{job="vigil", instance="node-a:9998"}', values: '1 0 0 0 0 0' }], at: '5m', fires: [{ job: 'vigil', instance: 'node-a:9998' }] },
-    healthy: { input: [{ series: 'up{job="vigil", instance="node-a:9998"}', values: '1 1 0 1 1 1' }], at: '5m', fires: [] },
-  },
-  {
+    at: '5m',
+    series: [
+      { series: 'up{job="vigil", instance="node-a:9998"}', firing: '1 0 0 0 0 0', healthy: '1 1 0 1 1 1' },
+    ],
+    fires: [{ job: 'vigil', instance: 'node-a:9998' }],
+  }),
+  defineAlert({
     alert: 'VigilNoQuorum',
     target: 'kubernetes',
     expr: 'vigil_operator_quorum == 0',
@@ -115,11 +79,13 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'critical',
     summary: 'The recorder cluster has no quorum',
     description: 'Half or more of the member recorder nodes are offline: the operator moves no camera until a majority is back, so the cameras of offline nodes are not recorded.',
-    runbook: 'vigilnoquorum',
-    firing: { input: [{ series: 'vigil_operator_quorum{instance="op-1:8080"}', values: '1 1 0 0 0 0' }], at: '5m', fires: [{ instance: 'op-1:8080' }] },
-    healthy: { input: [{ series: 'vigil_operator_quorum{instance="op-1:8080"}', values: '1x6' }], at: '5m', fires: [] },
-  },
-  {
+    at: '5m',
+    series: [
+      { series: 'vigil_operator_quorum{instance="op-1:8080"}', firing: '1 1 0 0 0 0', healthy: '1x6' },
+    ],
+    fires: [{ instance: 'op-1:8080' }],
+  }),
+  defineAlert({
     alert: 'VigilNoOperatorLeader',
     target: 'kubernetes',
     // No replica holds the Lease, or no replica is scraped at all.
@@ -128,11 +94,14 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'critical',
     summary: 'No vigil-operator leads',
     description: 'No vigil-operator replica has held the leader Lease for 2 minutes: no camera is assigned or moved, and a failed node keeps its cameras.',
-    runbook: 'vigilnooperatorleader',
-    firing: { input: [{ series: 'vigil_operator_leader{instance="op-1:8080"}', values: '1 0 0 0 0 0' }, { series: 'vigil_operator_leader{instance="op-2:8080"}', values: '0x6' }], at: '5m', fires: [{}] },
-    healthy: { input: [{ series: 'vigil_operator_leader{instance="op-1:8080"}', values: '1 1 0 0 0 0' }, { series: 'vigil_operator_leader{instance="op-2:8080"}', values: '0 0 1 1 1 1' }], at: '5m', fires: [] },
-  },
-  {
+    at: '5m',
+    series: [
+      { series: 'vigil_operator_leader{instance="op-1:8080"}', firing: '1 0 0 0 0 0', healthy: '1 1 0 0 0 0' },
+      { series: 'vigil_operator_leader{instance="op-2:8080"}', firing: '0x6', healthy: '0 0 1 1 1 1' },
+    ],
+    fires: [{}],
+  }),
+  defineAlert({
     alert: 'VigilRecordingsDiskUnderRetentionFloor',
     target: 'all',
     // Retention deletes down to the floor every minute: ten minutes under it and it cannot make room any more.
@@ -141,26 +110,19 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'warning',
     summary: 'The recordings disk of {{ $labels.instance }} stays under the retention floor',
     description: 'The free space on record_path of {{ $labels.instance }} has been under min_free_percent for 10 minutes although retention deletes the oldest segments every minute: something else fills the disk, or nothing is left to delete. Recording stops when the disk is full.',
-    runbook: 'vigilrecordingsdiskunderretentionfloor',
-    firing: {
-      input: [
-        { series: 'vigil_record_path_free_bytes{instance="node-a:9998"}', values: '6e9 5e9 4.9e9 4.8e9 4.7e9 4.6e9 4.5e9 4.4e9 4.3e9 4.2e9 4.1e9 4e9 3.9e9 3.8e9' },
-        { series: 'vigil_retention_min_free_bytes{instance="node-a:9998"}', values: '5e9x14' },
-      ],
-      at: '13m',
-      fires: [{ instance: 'node-a:9998' }],
-    },
-    healthy: {
-      // The steady state of a full archive: a little under the floor between retention passes, back above after each.
-      input: [
-        { series: 'vigil_record_path_free_bytes{instance="node-a:9998"}', values: '5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9' },
-        { series: 'vigil_retention_min_free_bytes{instance="node-a:9998"}', values: '5e9x14' },
-      ],
-      at: '13m',
-      fires: [],
-    },
-  },
-  {
+    at: '13m',
+    series: [
+      {
+        series: 'vigil_record_path_free_bytes{instance="node-a:9998"}',
+        firing: '6e9 5e9 4.9e9 4.8e9 4.7e9 4.6e9 4.5e9 4.4e9 4.3e9 4.2e9 4.1e9 4e9 3.9e9 3.8e9',
+        // The steady state of a full archive: a little under the floor between retention passes, back above after each.
+        healthy: '5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9 5.1e9 4.99e9',
+      },
+      { series: 'vigil_retention_min_free_bytes{instance="node-a:9998"}', firing: '5e9x14', healthy: '5e9x14' },
+    ],
+    fires: [{ instance: 'node-a:9998' }],
+  }),
+  defineAlert({
     alert: 'VigilSegmentWriteErrors',
     target: 'all',
     expr: 'increase(vigil_camera_segment_write_errors_total[5m]) > 0',
@@ -168,11 +130,13 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'critical',
     summary: 'Segment writes of camera {{ $labels.camera }} fail',
     description: 'Writing or closing the segment files of camera {{ $labels.camera }} on {{ $labels.instance }} failed in the last 5 minutes: that video is lost.',
-    runbook: 'vigilsegmentwriteerrors',
-    firing: { input: [{ series: 'vigil_camera_segment_write_errors_total{camera="gate", instance="node-a:9998"}', values: '0 0 0 1 3 3' }], at: '5m', fires: [{ camera: 'gate', instance: 'node-a:9998' }] },
-    healthy: { input: [{ series: 'vigil_camera_segment_write_errors_total{camera="gate", instance="node-a:9998"}', values: '0x6' }], at: '5m', fires: [] },
-  },
-  {
+    at: '5m',
+    series: [
+      { series: 'vigil_camera_segment_write_errors_total{camera="gate", instance="node-a:9998"}', firing: '0 0 0 1 3 3', healthy: '0x6' },
+    ],
+    fires: [{ camera: 'gate', instance: 'node-a:9998' }],
+  }),
+  defineAlert({
     alert: 'VigilRecordingsIndexErrors',
     target: 'all',
     // Each failed delivery is retried with backoff (at most 30 s apart): failures all through 10 minutes is an outage.
@@ -181,12 +145,14 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'warning',
     summary: 'The recordings index of {{ $labels.instance }} is not written',
     description: '{{ $labels.instance }} has failed for 10 minutes to write its closed segments to the recordings table in the database; they wait in the outbox and are not listed by other nodes until it succeeds.',
-    runbook: 'vigilrecordingsindexerrors',
-    firing: { input: [{ series: 'vigil_outbox_delivery_errors_total{instance="node-a:9998"}', values: '0+3x16' }], at: '15m', fires: [{ instance: 'node-a:9998' }] },
-    // One short database restart: a few failures, then none.
-    healthy: { input: [{ series: 'vigil_outbox_delivery_errors_total{instance="node-a:9998"}', values: '0 0 2 4 4 4 4 4 4 4 4 4 4 4 4 4' }], at: '15m', fires: [] },
-  },
-  {
+    at: '15m',
+    series: [
+      // Healthy: one short database restart, a few failures, then none.
+      { series: 'vigil_outbox_delivery_errors_total{instance="node-a:9998"}', firing: '0+3x16', healthy: '0 0 2 4 4 4 4 4 4 4 4 4 4 4 4 4' },
+    ],
+    fires: [{ instance: 'node-a:9998' }],
+  }),
+  defineAlert({
     alert: 'VigilCertificateExpiresSoon',
     target: 'all',
     // Renewal happens after two thirds of the lifetime (30 days before the end of a 90-day certificate); readiness fails at 7.
@@ -195,12 +161,14 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'warning',
     summary: 'The API certificate of {{ $labels.instance }} ends within 14 days',
     description: 'The certificate {{ $labels.instance }} serves ends within 14 days and has not been renewed; at 7 days the node reports not ready.',
-    runbook: 'vigilcertificateexpiressoon',
     // Evaluated at 90 min; a certificate ending 10 days after the epoch starts (promtool's time() is 0 there).
-    firing: { input: [{ series: 'vigil_tls_certificate_expiry_timestamp_seconds{instance="node-a:9998"}', values: `${10 * DAY}x100` }], at: '90m', fires: [{ instance: 'node-a:9998' }] },
-    healthy: { input: [{ series: 'vigil_tls_certificate_expiry_timestamp_seconds{instance="node-a:9998"}', values: `${60 * DAY}x100` }], at: '90m', fires: [] },
-  },
-  {
+    at: '90m',
+    series: [
+      { series: 'vigil_tls_certificate_expiry_timestamp_seconds{instance="node-a:9998"}', firing: `${10 * DAY}x100`, healthy: `${60 * DAY}x100` },
+    ],
+    fires: [{ instance: 'node-a:9998' }],
+  }),
+  defineAlert({
     alert: 'VigilJobQueueNotDraining',
     target: 'all',
     // Jobs wait and none has ended for 15 minutes (the duration histogram counts every job that ends, done or failed).
@@ -209,26 +177,19 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'warning',
     summary: '{{ $labels.kind }} jobs of {{ $labels.instance }} do not drain',
     description: '{{ $labels.kind }} jobs have been waiting on {{ $labels.instance }} for 15 minutes and none has ended meanwhile.',
-    runbook: 'vigiljobqueuenotdraining',
-    firing: {
-      input: [
-        { series: 'vigil_jobs{kind="export", state="pending", instance="node-a:9998"}', values: '0 2 2 2 2 2 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3' },
-        { series: 'vigil_job_duration_seconds_count{kind="export", outcome="done", instance="node-a:9998"}', values: '5x35' },
-      ],
-      at: '34m',
-      fires: [{ kind: 'export', instance: 'node-a:9998' }],
-    },
-    healthy: {
-      // A busy queue: jobs wait all the time, and they end all the time.
-      input: [
-        { series: 'vigil_jobs{kind="export", state="pending", instance="node-a:9998"}', values: '2x35' },
-        { series: 'vigil_job_duration_seconds_count{kind="export", outcome="done", instance="node-a:9998"}', values: '0+1x35' },
-      ],
-      at: '34m',
-      fires: [],
-    },
-  },
-  {
+    at: '34m',
+    // Healthy: a busy queue, jobs wait all the time and they end all the time.
+    series: [
+      {
+        series: 'vigil_jobs{kind="export", state="pending", instance="node-a:9998"}',
+        firing: '0 2 2 2 2 2 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3 3',
+        healthy: '2x35',
+      },
+      { series: 'vigil_job_duration_seconds_count{kind="export", outcome="done", instance="node-a:9998"}', firing: '5x35', healthy: '0+1x35' },
+    ],
+    fires: [{ kind: 'export', instance: 'node-a:9998' }],
+  }),
+  defineAlert({
     alert: 'VigilOperatorQueueNotDraining',
     target: 'kubernetes',
     expr: 'min_over_time(vigil_operator_queue_depth[15m]) > 0',
@@ -236,10 +197,16 @@ export const ALERTS: AlertDefinition[] = [
     severity: 'warning',
     summary: 'The {{ $labels.controller }} work queue of the operator does not drain',
     description: 'The {{ $labels.controller }} controller of {{ $labels.instance }} has had keys waiting for 20 minutes without once emptying its queue: its reconciles fail or are too slow.',
-    runbook: 'vigiloperatorqueuenotdraining',
-    firing: { input: [{ series: 'vigil_operator_queue_depth{controller="camera", instance="op-1:8080"}', values: '0 0 4 5 6 7 8 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9' }], at: '25m', fires: [{ controller: 'camera', instance: 'op-1:8080' }] },
-    healthy: { input: [{ series: 'vigil_operator_queue_depth{controller="camera", instance="op-1:8080"}', values: '0 3 0 2 0 1 0 4 0 2 0 1 0 3 0 2 0 1 0 4 0 2 0 1 0 3' }], at: '25m', fires: [] },
-  },
+    at: '25m',
+    series: [
+      {
+        series: 'vigil_operator_queue_depth{controller="camera", instance="op-1:8080"}',
+        firing: '0 0 4 5 6 7 8 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9 9',
+        healthy: '0 3 0 2 0 1 0 4 0 2 0 1 0 3 0 2 0 1 0 4 0 2 0 1 0 3',
+      },
+    ],
+    fires: [{ controller: 'camera', instance: 'op-1:8080' }],
+  }),
 ];
 
 export function alertsFor(target: 'kubernetes' | 'packages'): AlertDefinition[] {

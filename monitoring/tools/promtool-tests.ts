@@ -1,5 +1,6 @@
 // promtool unit tests written from the alerts' own cases: each alert fires on its failing series and not on its healthy ones.
-import { alertsFor, type AlertCase, type AlertDefinition } from './alerts.js';
+import type { AlertCase, AlertDefinition } from './alert-definition.js';
+import { alertsFor } from './alerts.js';
 import { ruleOf } from './rules.js';
 
 /** Fills {{ $labels.NAME }} as Prometheus does for the alert's labels (the annotations promtool expects). */

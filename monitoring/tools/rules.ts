@@ -1,5 +1,6 @@
 // The alerts as a Prometheus rules file (the `groups:` document both the PrometheusRule spec and a rules_files entry take).
-import { alertsFor, RUNBOOK_BASE, type AlertDefinition } from './alerts.js';
+import type { AlertDefinition } from './alert-definition.js';
+import { alertsFor, RUNBOOK_BASE } from './alerts.js';
 
 export interface RuleGroup {
   name: string;

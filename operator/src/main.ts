@@ -7,7 +7,7 @@ import { defaultIdentity, parseFlags, UsageError, USAGE } from './config/flags.j
 import { loadSettings, SettingsError } from './config/settings.js';
 import { parseLabelSelector, SelectorError } from './controllers/label-selector.js';
 import { createLogger } from './log.js';
-import { defaultLogFormat } from './log-format.js';
+import { defaultLogFormat } from '@vigil/kube/log-format';
 import { readVersion } from './version.js';
 import { OperatorMetrics } from './metrics.js';
 import { Operator } from './operator.js';

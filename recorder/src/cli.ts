@@ -1,6 +1,6 @@
 // Command-line arguments of vigil-recorder.
 import { DEFAULT_CONF_DIR, DEFAULT_CONFIG_FILE } from './config/load.js';
-import { LOG_FORMATS, type LogFormat } from './log/log-format.js';
+import { LOG_FORMATS, type LogFormat } from '@vigil/kube/log-format';
 
 export interface CliOptions {
   command: 'run' | 'help' | 'version' | 'license-verify';

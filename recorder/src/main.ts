@@ -8,7 +8,7 @@ import { resolveNodeName } from './config/node-name.js';
 import { parseTokensFile } from './config/tokens-file.js';
 import type { VigilConfig } from './config/schema.js';
 import { createLogger } from './log/logger.js';
-import { defaultLogFormat } from './log/log-format.js';
+import { defaultLogFormat } from '@vigil/kube/log-format';
 import { runLicenseVerify } from './license-command.js';
 import { WorkDirLockedError } from './process/work-dir-lock.js';
 import { startRecorder } from './recorder.js';

@@ -1,6 +1,6 @@
 // Command-line flags of vigil-operator (kubernetes.md §7) and their defaults from the environment.
 import { hostname } from 'node:os';
-import { LOG_FORMATS, type LogFormat } from '../log-format.js';
+import { LOG_FORMATS, type LogFormat } from '@vigil/kube/log-format';
 
 export interface OperatorFlags {
   namespace?: string;

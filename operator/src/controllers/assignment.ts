@@ -4,7 +4,7 @@
 // seconds, and keeps the quorum, members and cameras-by-phase metrics. A status that gives a node a camera is written
 // only after that node's credentials Secret has the camera's credentials (camera-credentials.ts).
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
-import { awaitedMembers, conflictBackoffMs, isConflict, isNotFound, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
+import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
 import { planAssignment, type CameraDecision } from '../desired/assignment.js';
 import { recordingNodes } from '../desired/camera-credentials.js';
 import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus, type OwnedCameraStatus } from '../desired/camera-status.js';
@@ -13,7 +13,7 @@ import { advertiseUrl } from '../desired/urls.js';
 import { forEachLimited } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import type { NodeCredentials, PlannedRecorders } from './camera-credentials.js';
-import { applyStatusCached, nsKey, type ControllerContext } from './context.js';
+import { applyStatusInBatch, nsKey, type ControllerContext } from './context.js';
 
 export const ASSIGNMENT_KEY = 'cluster';
 
@@ -139,17 +139,9 @@ export function reconcileAssignmentFor(ctx: ControllerContext, credentials: Node
         held++;
         return;
       }
-      try {
-        const written = await applyStatusCached(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal);
-        moveEvents(written, decision, cam, byName, now);
-      } catch (err) {
-        if (isNotFound(err)) return;
-        if (isConflict(err)) {
-          conflicts++;
-          return;
-        }
-        throw err;
-      }
+      const written = await applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal);
+      if (written === 'conflict') conflicts++;
+      else if (written !== 'gone') moveEvents(written, decision, cam, byName, now);
     }));
     if (held > 0) throw new Error(`${held} camera move(s) wait for their new node's camera credentials Secret`);
     last = conflicts === 0 && writes.length === 0 ? { signature, validUntil: now + (requeueAfterMs ?? Infinity) } : undefined;

@@ -2,15 +2,15 @@
 // and a source used by two Cameras become a False condition and a Warning Event naming the Secret or the other Camera.
 // The conditions are applied server-side under a field manager of their own, so the assignment's and the recorders'
 // status writes and these never drop each other's fields.
-import { CameraCondition, type Camera } from '@vigil/crds';
-import { isConflict, isNotFound, Resources, type Secret } from '@vigil/kube';
+import { CameraCondition } from '@vigil/crds';
+import { Resources, type Secret } from '@vigil/kube';
 import { checkCredentials, reservedSecrets } from '../desired/camera-credentials.js';
 import { checksChanged, desiredCheckConditions } from '../desired/camera-checks.js';
 import { findCondition } from '../desired/conditions.js';
 import { duplicateSources } from '../desired/duplicate-sources.js';
 import { forEachLimited } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
-import { applyStatusCached, nsKey, type ControllerContext } from './context.js';
+import { applyStatusInBatch, nsKey, type ControllerContext } from './context.js';
 
 export const CHECKS_KEY = 'cameras';
 export const CHECKS_FIELD_MANAGER = 'vigil-operator-checks';
@@ -35,16 +35,11 @@ export function reconcileCameraChecksFor(ctx: ControllerContext) {
     let conflicts = 0;
     await forEachLimited(changed, WRITE_CONCURRENCY, async ({ cam, wanted }) => {
       if (signal.aborted) return;
-      let written: Camera;
-      try {
-        written = await applyStatusCached(ctx, Resources.cameras, ctx.caches.cameras, cam, { conditions: wanted }, signal, CHECKS_FIELD_MANAGER);
-      } catch (err) {
-        if (isNotFound(err)) return;
-        if (isConflict(err)) {
-          conflicts++;
-          return;
-        }
-        throw err;
+      const written = await applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, { conditions: wanted }, signal, CHECKS_FIELD_MANAGER);
+      if (written === 'gone') return;
+      if (written === 'conflict') {
+        conflicts++;
+        return;
       }
       for (const w of wanted) {
         const before = findCondition(cam.status?.conditions, w.type);

@@ -2,7 +2,7 @@
 import { OPERATOR_FIELD_MANAGER, type Camera, type RecorderNode } from '@vigil/crds';
 import type { Logger } from 'pino';
 import {
-  isAlreadyExists, type Binding, type CertificateSigningRequest, type Clock, type ConfigMap, type Informer, type Ingress, type KubeClient, type KubeObject, type Lease, type Node, type Pod,
+  isAlreadyExists, isConflict, isNotFound, type Binding, type CertificateSigningRequest, type Clock, type ConfigMap, type Informer, type Ingress, type KubeClient, type KubeObject, type Lease, type Node, type Pod,
   type ResourceType, type Role, type Secret, type Service, type ServiceAccount,
 } from '@vigil/kube';
 import type { Settings } from '../config/settings.js';
@@ -78,4 +78,21 @@ export async function applyStatusCached<T extends KubeObject & { status?: unknow
   const written = await ctx.client.apply<T>(type, body, { fieldManager, force: true, subresource: 'status', signal });
   cache.upsert(written);
   return written;
+}
+
+/**
+ * applyStatusCached for one write of a batch, where one object's failure must not stop the others: 'gone' when the
+ * object was deleted meanwhile (nothing to write), 'conflict' when the API server answered 409 (the caller counts it and
+ * requeues); any other error is thrown.
+ */
+export async function applyStatusInBatch<T extends KubeObject & { status?: unknown }>(
+  ctx: ControllerContext, type: ResourceType, cache: Informer<T>, obj: T, status: unknown, signal: AbortSignal, fieldManager = OPERATOR_FIELD_MANAGER,
+): Promise<T | 'gone' | 'conflict'> {
+  try {
+    return await applyStatusCached(ctx, type, cache, obj, status, signal, fieldManager);
+  } catch (err) {
+    if (isNotFound(err)) return 'gone';
+    if (isConflict(err)) return 'conflict';
+    throw err;
+  }
 }

@@ -2,7 +2,7 @@
 // from every line before either form is written.
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { redactText } from '../util/redact.js';
-import { prettyStdout, type LogFormat } from './log-format.js';
+import { prettyStdout, type LogFormat } from '@vigil/kube/log-format';
 
 export type { Logger };
 

@@ -2,37 +2,26 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitUntil } from '@vigil/testing/processes';
-import { startRtspCamera } from '@vigil/testing/rtsp-camera';
 import { startRtspCuttingProxy } from '@vigil/testing/rtsp-cutting-proxy';
-import { tempDir } from '@vigil/testing/temp-dir';
-import { startRecorderProcess } from '../support/recorder-process.js';
 import { currentFilename } from './helpers.js';
+import { cameraForTest, onBothIngestPaths, recorderForTest, waitRecording } from './recorder-setup.js';
 
 const OUTAGE_MS = 10_000;
 
 test('a camera that is off for 10 s costs at most 12 s of recording, natively and through ffmpeg', { timeout: 120_000 }, async (t) => {
-  const dir = await tempDir(t);
   // A keyframe every half second: the resumed file starts at one, so this bounds what the GOP adds to the hole.
-  const camera = await startRtspCamera({ width: 320, height: 180, fps: 24, gop: 12 });
-  t.after(() => camera.stop());
+  const camera = await cameraForTest(t, { width: 320, height: 180, fps: 24, gop: 12 });
   const proxy = await startRtspCuttingProxy({ targetPort: camera.port });
   t.after(() => proxy.close());
-  const rec = await startRecorderProcess({
-    dir,
-    config: {
-      auth: { disabled: true },
-      stall_seconds: 5,
-      record: { segment_seconds: 60 },
-      cameras: [
-        { id: 'gate-native', source: proxy.url('/cam') },
-        { id: 'gate-ffmpeg', source: proxy.url('/cam'), ingest: 'ffmpeg' },
-      ],
-    },
+  const rec = await recorderForTest(t, {
+    auth: { disabled: true },
+    stall_seconds: 5,
+    record: { segment_seconds: 60 },
+    cameras: onBothIngestPaths('gate', proxy.url('/cam')),
   });
-  t.after(() => rec.stop());
   const ids = ['gate-native', 'gate-ffmpeg'];
   const current = (id: string) => currentFilename(rec.url, id);
-  for (const id of ids) await waitUntil(async () => (await current(id)) !== undefined, 30_000, `${id} records`);
+  for (const id of ids) await waitRecording(rec, id);
   // Several failed attempts before the outage would have grown the backoff: start from a camera that runs well.
   await new Promise((r) => setTimeout(r, 2_000));
   const before = new Map<string, string | undefined>();

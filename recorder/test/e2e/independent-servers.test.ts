@@ -10,8 +10,9 @@ import { startPerlRtspServer } from '@vigil/testing/rtsp-perl-server';
 import { encodeLoopFile } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { startVlcRtspServer } from '@vigil/testing/vlc-rtsp-server';
-import { startRecorderProcess } from '../support/recorder-process.js';
+import type { RecorderProcess } from '../support/recorder-process.js';
 import { currentFilename, getJson, segmentFiles } from './helpers.js';
+import { onBothIngestPaths, recorderForTest, waitRecording } from './recorder-setup.js';
 
 /** The BYE tests' stall_seconds is 10: a session that ignored the BYE would resume only after that (and log it). */
 const STALL_BOUND_MS = 9_000;
@@ -28,26 +29,16 @@ interface CameraEntry {
 }
 
 test('default settings against servers that refuse RTP over TCP (rtsp-server-perl: 400, VLC: 461): both paths fall back to UDP, record, and remember it', { timeout: 300_000 }, async (t) => {
-  const dir = await tempDir(t);
   const perl = await startPerlRtspServer({ audio: true });
   t.after(() => perl.stop());
   const vlc = await startVlcRtspServer({ seconds: 30 });
   t.after(() => vlc.stop());
-  const rec = await startRecorderProcess({
-    dir,
-    config: {
-      auth: { disabled: true },
-      stall_seconds: 5,
-      record: { segment_seconds: 2 },
-      cameras: [
-        { id: 'perl-native', source: perl.url },
-        { id: 'perl-ffmpeg', source: perl.url, ingest: 'ffmpeg' },
-        { id: 'vlc-native', source: vlc.url },
-        { id: 'vlc-ffmpeg', source: vlc.url, ingest: 'ffmpeg' },
-      ],
-    },
+  const rec = await recorderForTest(t, {
+    auth: { disabled: true },
+    stall_seconds: 5,
+    record: { segment_seconds: 2 },
+    cameras: [...onBothIngestPaths('perl', perl.url), ...onBothIngestPaths('vlc', vlc.url)],
   });
-  t.after(() => rec.stop());
   const ids = ['perl-native', 'perl-ffmpeg', 'vlc-native', 'vlc-ffmpeg'];
   const closed = async (id: string): Promise<string[]> => (await segmentFiles(rec.recordPath)).filter((f) => f.startsWith(`${id}/`));
   await waitUntil(async () => {
@@ -96,23 +87,15 @@ test('default settings against servers that refuse RTP over TCP (rtsp-server-per
 });
 
 test('the end of each loop of VLC (RTCP BYE, then VLC closes the connection) is the end of the session: recording resumes at once (before stall_seconds), on both paths', { timeout: 120_000 }, async (t) => {
-  const dir = await tempDir(t);
   const vlc = await startVlcRtspServer({ seconds: 6 });
   t.after(() => vlc.stop());
-  const rec = await startRecorderProcess({
-    dir,
-    config: {
-      auth: { disabled: true },
-      stall_seconds: 10,
-      record: { segment_seconds: 60 },
-      cameras: [
-        { id: 'loop-native', source: vlc.url, rtsp_transport: 'udp' },
-        { id: 'loop-ffmpeg', source: vlc.url, rtsp_transport: 'udp', ingest: 'ffmpeg' },
-      ],
-    },
+  const rec = await recorderForTest(t, {
+    auth: { disabled: true },
+    stall_seconds: 10,
+    record: { segment_seconds: 60 },
+    cameras: onBothIngestPaths('loop', vlc.url, { rtsp_transport: 'udp' }),
   });
-  t.after(() => rec.stop());
-  const resumed = await Promise.all(['loop-native', 'loop-ffmpeg'].map((id) => resumeAfterEnd(rec.url, id)));
+  const resumed = await Promise.all(['loop-native', 'loop-ffmpeg'].map((id) => resumeAfterEnd(rec, id)));
   for (const { id, ms } of resumed) t.diagnostic(`${id}: a new file ${ms} ms after the stream ended`);
   // As below: the bound separates a session that ended at the BYE from one that waited for stall_seconds (10 s).
   for (const { id, ms } of resumed) assert.ok(ms < STALL_BOUND_MS, `${id}: recording resumed ${ms} ms after the stream ended`);
@@ -129,22 +112,18 @@ test('an RTCP BYE on a connection that stays open ends the session at once: reco
     'bye-ffmpeg': await startHostileRtspCamera({ mode: 'bye-after', file: loop, validSeconds: 4 }),
   };
   t.after(() => Promise.all(Object.values(cameras).map((c) => c.stop())));
-  const rec = await startRecorderProcess({
-    dir,
-    config: {
-      auth: { disabled: true },
-      stall_seconds: 10,
-      record: { segment_seconds: 60 },
-      cameras: [
-        { id: 'bye-native', source: cameras['bye-native'].url },
-        { id: 'bye-ffmpeg', source: cameras['bye-ffmpeg'].url, ingest: 'ffmpeg' },
-      ],
-    },
-  });
-  t.after(() => rec.stop());
+  const rec = await recorderForTest(t, {
+    auth: { disabled: true },
+    stall_seconds: 10,
+    record: { segment_seconds: 60 },
+    cameras: [
+      { id: 'bye-native', source: cameras['bye-native'].url },
+      { id: 'bye-ffmpeg', source: cameras['bye-ffmpeg'].url, ingest: 'ffmpeg' },
+    ],
+  }, dir);
   const resumed = await Promise.all(
     (['bye-native', 'bye-ffmpeg'] as const).map(async (id) => {
-      const { resumedAt } = await resumeAfterEnd(rec.url, id);
+      const { resumedAt } = await resumeAfterEnd(rec, id);
       const bye = cameras[id].byesSentAt[0];
       assert.ok(bye !== undefined, `${id}: its camera sent a BYE`);
       return { id, ms: resumedAt - bye };
@@ -166,9 +145,9 @@ test('an RTCP BYE on a connection that stays open ends the session at once: reco
  * Waits for the camera's first file to close (its stream ended), then for the next one: how long recording paused
  * (from the close), and when the new file was first seen.
  */
-async function resumeAfterEnd(url: string, id: string): Promise<{ id: string; ms: number; resumedAt: number }> {
-  const current = () => currentFilename(url, id);
-  await waitUntil(async () => (await current()) !== undefined, 30_000, `${id} records`);
+async function resumeAfterEnd(rec: RecorderProcess, id: string): Promise<{ id: string; ms: number; resumedAt: number }> {
+  const current = () => currentFilename(rec.url, id);
+  await waitRecording(rec, id);
   const first = await current();
   await waitUntil(async () => (await current()) !== first, 20_000, `${id}: the first file closes`, 50);
   const endedAt = Date.now();

@@ -5,31 +5,22 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { probe } from '@vigil/testing/media-probe';
-import { waitUntil } from '@vigil/testing/processes';
-import { startRtspCamera } from '@vigil/testing/rtsp-camera';
-import { tempDir } from '@vigil/testing/temp-dir';
-import { sha256, startRecorderProcess } from '../support/recorder-process.js';
-import { getJson } from './helpers.js';
+import { sha256 } from '../support/recorder-process.js';
 import { fetchBytes, largestStep, videoPackets } from './playback-helpers.js';
+import { cameraForTest, recorderForTest, waitRecording } from './recorder-setup.js';
 
 const TOKEN = 'reconnect-viewer-1';
 
 test('play across a camera reconnect: one stream, the gap kept as a gap, no end before to', { timeout: 120_000 }, async (t) => {
-  const dir = await tempDir(t);
-  const camera = await startRtspCamera({ width: 320, height: 240, fps: 25, gop: 25, bitrateKbps: 300 });
-  t.after(() => camera.stop());
-  const rec = await startRecorderProcess({
-    dir,
-    config: {
-      // Longer than the outage and the reconnect together: the stream must outlast them.
-      stall_seconds: 15,
-      record: { segment_seconds: 60 },
-      auth: { tokens: [{ name: 'wall', role: 'viewer', sha256: sha256(TOKEN) }] },
-      cameras: [{ id: 'gate', source: camera.url }],
-    },
+  const camera = await cameraForTest(t, { width: 320, height: 240, fps: 25, gop: 25, bitrateKbps: 300 });
+  const rec = await recorderForTest(t, {
+    // Longer than the outage and the reconnect together: the stream must outlast them.
+    stall_seconds: 15,
+    record: { segment_seconds: 60 },
+    auth: { tokens: [{ name: 'wall', role: 'viewer', sha256: sha256(TOKEN) }] },
+    cameras: [{ id: 'gate', source: camera.url }],
   });
-  t.after(() => rec.stop());
-  await waitUntil(async () => (await getJson(`${rec.url}/api/archive/gate/current`, TOKEN)).status === 200, 30_000, 'the camera recording');
+  await waitRecording(rec, 'gate', { token: TOKEN });
   await new Promise((r) => setTimeout(r, 2000));
 
   const from = Math.floor(Date.now() / 1000) - 1;
@@ -43,7 +34,7 @@ test('play across a camera reconnect: one stream, the gap kept as a gap, no end 
   const r = await answer;
   assert.equal(r.status, 200);
 
-  const path = join(dir, 'reconnect.mp4');
+  const path = join(rec.dir, 'reconnect.mp4');
   await writeFile(path, r.body);
   const p = await probe(path);
   assert.equal(p.errors, '', 'decodes cleanly');

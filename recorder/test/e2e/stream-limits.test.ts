@@ -5,10 +5,8 @@ import { test } from 'node:test';
 import { WebSocket } from 'ws';
 import { parsePrometheusText } from '@vigil/testing/prometheus-text';
 import { waitUntil } from '@vigil/testing/processes';
-import { startRtspCamera } from '@vigil/testing/rtsp-camera';
-import { tempDir } from '@vigil/testing/temp-dir';
-import { sha256, startRecorderProcess } from '../support/recorder-process.js';
-import { getJson } from './helpers.js';
+import { sha256 } from '../support/recorder-process.js';
+import { cameraForTest, recorderForTest, waitRecording } from './recorder-setup.js';
 
 const TOKENS = { a: 'limits-viewer-a', b: 'limits-viewer-b' };
 
@@ -19,22 +17,16 @@ interface Refusal {
 }
 
 test('play streams and live viewers: per token and per node limits answer 429 with the error body; the gauge counts them', { timeout: 120_000 }, async (t) => {
-  const dir = await tempDir(t);
-  const camera = await startRtspCamera({ width: 320, height: 240, fps: 25, gop: 25, bitrateKbps: 300 });
-  t.after(() => camera.stop());
-  const rec = await startRecorderProcess({
-    dir,
-    config: {
-      stall_seconds: 30,
-      streams: { play: { per_node: 3, per_token: 2 }, live: { per_node: 3, per_token: 2 } },
-      auth: { tokens: [{ name: 'a', role: 'viewer', sha256: sha256(TOKENS.a) }, { name: 'b', role: 'viewer', sha256: sha256(TOKENS.b) }] },
-      cameras: [{ id: 'gate', source: camera.url }],
-    },
+  const camera = await cameraForTest(t, { width: 320, height: 240, fps: 25, gop: 25, bitrateKbps: 300 });
+  const rec = await recorderForTest(t, {
+    stall_seconds: 30,
+    streams: { play: { per_node: 3, per_token: 2 }, live: { per_node: 3, per_token: 2 } },
+    auth: { tokens: [{ name: 'a', role: 'viewer', sha256: sha256(TOKENS.a) }, { name: 'b', role: 'viewer', sha256: sha256(TOKENS.b) }] },
+    cameras: [{ id: 'gate', source: camera.url }],
   });
-  t.after(() => rec.stop());
   const scrapeUrl = String((await rec.waitForLog((l) => typeof l['metrics_url'] === 'string'))['metrics_url']);
   const gauge = async (kind: string): Promise<number | undefined> => parsePrometheusText(await (await fetch(scrapeUrl)).text()).value('vigil_open_streams', { kind });
-  await waitUntil(async () => (await getJson(`${rec.url}/api/archive/gate/current`, TOKENS.a)).status === 200, 30_000, 'the camera recording');
+  await waitRecording(rec, 'gate', { token: TOKENS.a });
   await new Promise((r) => setTimeout(r, 1500));
   assert.equal(await gauge('play'), 0);
 

@@ -1,11 +1,9 @@
 // A server that answers DESCRIBE 404 until its stream is back (rtsp-server-perl without its publisher) is asked again fast: recording starts a moment after the stream does, on both ingest paths.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { waitUntil } from '@vigil/testing/processes';
 import { startPerlRtspServer } from '@vigil/testing/rtsp-perl-server';
-import { tempDir } from '@vigil/testing/temp-dir';
-import { startRecorderProcess } from '../support/recorder-process.js';
 import { currentFilename } from './helpers.js';
+import { onBothIngestPaths, recorderForTest, waitRecording } from './recorder-setup.js';
 
 /**
  * Longer than the failure backoff takes to reach its 30 s cap (waits of 1+2+4+8+16 s, plus six attempts of up to 2 s
@@ -14,31 +12,23 @@ import { currentFilename } from './helpers.js';
 const NO_STREAM_MS = 45_000;
 
 test('a server without its stream for 45 s (DESCRIBE 404) is recorded within a few seconds of the stream\'s return, natively and through ffmpeg', { timeout: 150_000 }, async (t) => {
-  const dir = await tempDir(t);
   // A keyframe every half second: the first file starts at one, so the GOP adds little to the wait.
   const server = await startPerlRtspServer({ publish: false, fps: 24, gop: 12 });
   t.after(() => server.stop());
   const ids = ['relay-native', 'relay-ffmpeg'];
-  const rec = await startRecorderProcess({
-    dir,
-    config: {
-      auth: { disabled: true },
-      stall_seconds: 5,
-      record: { segment_seconds: 60 },
-      cameras: [
-        { id: 'relay-native', source: server.url },
-        { id: 'relay-ffmpeg', source: server.url, ingest: 'ffmpeg' },
-      ],
-    },
+  const rec = await recorderForTest(t, {
+    auth: { disabled: true },
+    stall_seconds: 5,
+    record: { segment_seconds: 60 },
+    cameras: onBothIngestPaths('relay', server.url),
   });
-  t.after(() => rec.stop());
   await new Promise((r) => setTimeout(r, NO_STREAM_MS));
   for (const id of ids) assert.equal(await currentFilename(rec.url, id), undefined, `${id}: nothing to record yet`);
 
   await server.publish();
   const availableAt = Date.now();
   const waits = await Promise.all(ids.map(async (id) => {
-    await waitUntil(async () => (await currentFilename(rec.url, id)) !== undefined, 60_000, `${id} records`, 100);
+    await waitRecording(rec, id, { timeoutMs: 60_000, stepMs: 100 });
     return { id, ms: Date.now() - availableAt };
   }));
   for (const { id, ms } of waits) {

@@ -11,6 +11,8 @@ test('imports that break the layering are errors, with a message that says what 
     ['recorder/src/fleet/x.ts', "import pg from 'pg';\nexport const a = pg;\n", /may import pg/],
     ['recorder/src/cameras/x.ts', "import { a } from '@vigil/operator/x';\nexport const b = a;\n", /never imports @vigil\/operator/],
     ['recorder/src/stream/x.ts', "import { a } from '../../../operator/src/x.js';\nexport const b = a;\n", /never imports operator\//],
+    ['recorder/src/log/x.ts', "import { resources } from '@vigil/kube';\nexport const a = resources;\n", /only recorder\/src\/cluster\/ may import @vigil\/kube$/],
+    ['recorder/src/fleet/x.ts', "import { LOG_FORMATS } from '@vigil/kube/log-format';\nexport const a = LOG_FORMATS;\n", /only recorder\/src\/log\/ may import @vigil\/kube\/log-format/],
     ['recorder/src/brand-new/x.ts', "import { a } from '../util/x.js';\nexport const b = a;\n", /not in the layer table/],
   ];
   await assertRefused('vigil/layers', refused);
@@ -21,6 +23,7 @@ test('imports that follow the layering pass', async () => {
     ['recorder/src/http/routes/x.ts', "import { ApiError } from '../error-catalogue.js';\nimport { listSegments } from '../../archive/segment-listing.js';\nexport const a = [ApiError, listSegments];\n"],
     ['recorder/src/fleet/x.ts', "import { StreamHub } from '../stream/stream-hub.js';\nexport const a = StreamHub;\n"],
     ['recorder/src/db/x.ts', "import pg from 'pg';\nexport const a = pg;\n"],
+    ['recorder/src/log/x.ts', "import { prettyStdout } from '@vigil/kube/log-format';\nexport const a = prettyStdout;\n"],
     ['recorder/src/main.ts', "import { buildApp } from './http/app.js';\nimport Fastify from 'fastify';\nexport const a = [buildApp, Fastify];\n"],
     ['recorder/test/http/x.test.ts', "import Fastify from 'fastify';\nimport { a } from '@vigil/testing/net';\nexport const b = [Fastify, a];\n"],
   ];

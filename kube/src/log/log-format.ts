@@ -1,5 +1,5 @@
-// How log lines reach stdout: JSON lines (pino) for machines, or pino-pretty's one readable line per event — time,
-// level, camera, message, then the other fields — for a person at a terminal.
+// How vigil-recorder's and vigil-operator's log lines reach stdout (--log-format): JSON lines (pino) for machines, or
+// pino-pretty's one readable line per event — time, level, camera, message, then the other fields — for a person.
 import type { DestinationStream } from 'pino';
 import pinoPretty from 'pino-pretty';
 
