@@ -13,6 +13,7 @@ export class OperatorMetrics {
   readonly members: Gauge<'state'>;
   readonly cameras: Gauge<'phase'>;
   readonly moves: Counter<'kind'>;
+  readonly eventsDropped: Counter;
   readonly failoverSeconds: Histogram;
   /** The cluster-state metrics: registered only while this replica leads, so a standby never reports a quorum of 0. */
   readonly #leaderOnly: Array<Gauge<string> | Counter<string> | Histogram>;
@@ -24,6 +25,7 @@ export class OperatorMetrics {
     this.reconcileErrors = new Counter({ name: 'vigil_operator_reconcile_errors_total', help: 'Reconcile passes that failed (requeued with backoff), by controller', labelNames: ['controller'], registers });
     this.queueDepth = new Gauge({ name: 'vigil_operator_queue_depth', help: 'Keys waiting in the work queue, by controller', labelNames: ['controller'], registers });
     this.leader = new Gauge({ name: 'vigil_operator_leader', help: '1 while this process holds the vigil-operator Lease', registers });
+    this.eventsDropped = new Counter({ name: 'vigil_operator_events_dropped_total', help: 'Events not written because 1,000 were already waiting (a burst of changes faster than the API server takes them)', registers });
     const counted = new Map<string, number>();
     const informerLists = () => this.#informerLists();
     this.relists = new Counter({

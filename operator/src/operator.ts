@@ -92,7 +92,7 @@ export class Operator {
         certificateSigningRequests: informer<CertificateSigningRequest>('certificatesigningrequests', Resources.certificateSigningRequests, undefined, { fieldSelector: `spec.signerName=${opts.settings.tls.signerName}` }),
       }),
     };
-    this.events = new EventRecorder(client, opts.identity, clock, log.child({ part: 'events' }));
+    this.events = new EventRecorder(client, opts.identity, clock, log.child({ part: 'events' }), undefined, () => opts.metrics.eventsDropped.inc());
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,

@@ -1,10 +1,16 @@
 // EventRecorder: core/v1 Events on Cameras and RecorderNodes (assignment, move, failure, membership, quorum), in the
-// namespace a real API server accepts them in; written in the background so that a failing Event never holds up a reconcile.
+// namespace a real API server accepts them in; written in the background so that a failing Event never holds up a reconcile,
+// a few at a time from a bounded queue (5,000 cameras assigned at once are 5,000 Events: not 5,000 requests at once).
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { toApiTime, toMicroTime, type Clock, type KubeClient, Resources, type CoreEvent, type KubeObject } from '@vigil/kube';
 
 export const COMPONENT = 'vigil-operator';
+
+/** Events written at once; the others wait their turn in order. */
+const WRITES_IN_FLIGHT = 4;
+/** Events waiting at most; beyond that a new Event is dropped and counted, as client-go's event broadcaster drops when its queue of 1,000 is full. */
+const MAX_QUEUED = 1000;
 
 /**
  * Where an Event about `obj` must live: its own namespace, or `default` for a cluster-scoped object (RecorderNode),
@@ -17,7 +23,11 @@ export function eventNamespaceOf(obj: KubeObject): string {
 export class EventRecorder {
   /** The same event about the same object within this window is written once. */
   private readonly recent = new Map<string, number>();
-  private pending = new Set<Promise<void>>();
+  private readonly queue: CoreEvent[] = [];
+  private inFlight = 0;
+  private idle: Array<() => void> = [];
+  /** Events dropped because the queue was full. */
+  dropped = 0;
 
   constructor(
     private readonly client: KubeClient,
@@ -25,6 +35,7 @@ export class EventRecorder {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly dedupeMs = 60_000,
+    private readonly onDropped: () => void = () => undefined,
   ) {}
 
   normal(obj: KubeObject, reason: string, message: string): void {
@@ -35,9 +46,10 @@ export class EventRecorder {
     this.record(obj, 'Warning', reason, message);
   }
 
-  /** Waits for the Events being written (tests, shutdown). */
-  async flush(): Promise<void> {
-    await Promise.allSettled([...this.pending]);
+  /** Waits until every queued Event has been written or has failed (tests, shutdown). */
+  flush(): Promise<void> {
+    if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   private record(obj: KubeObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
@@ -72,11 +84,28 @@ export class EventRecorder {
       reportingInstance: this.identity,
     };
     this.log.info({ event: reason, type, object: `${obj.kind}/${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ''}${name}` }, message);
-    const p = this.client
-      .create(Resources.events, event)
-      .then(() => undefined)
-      .catch((err: Error) => this.log.warn({ err: err.message, reason }, 'could not write an Event'))
-      .finally(() => this.pending.delete(p));
-    this.pending.add(p);
+    if (this.queue.length >= MAX_QUEUED) {
+      if (this.dropped++ % 100 === 0) this.log.warn({ dropped: this.dropped, queued: this.queue.length }, 'too many Events waiting to be written: dropping new ones');
+      this.onDropped();
+      return;
+    }
+    this.queue.push(event);
+    this.writeNext();
+  }
+
+  private writeNext(): void {
+    while (this.inFlight < WRITES_IN_FLIGHT && this.queue.length > 0) {
+      const event = this.queue.shift() as CoreEvent;
+      this.inFlight++;
+      void this.client
+        .create(Resources.events, event)
+        .then(() => undefined)
+        .catch((err: Error) => this.log.warn({ err: err.message, reason: event.reason }, 'could not write an Event'))
+        .finally(() => {
+          this.inFlight--;
+          this.writeNext();
+          if (this.queue.length === 0 && this.inFlight === 0) for (const resolve of this.idle.splice(0)) resolve();
+        });
+    }
   }
 }
