@@ -19,6 +19,8 @@
 //   --recorder-node-args "ARGS"  also measure the recorder (native ingest) started as `node ARGS` (subject "vigil-flags")
 //   --recorder-bin PATH  subject "vigil-flags" runs this recorder script (another checkout's, built) — an A/B of two builds
 //   --keep              keep the temp dir (recordings and logs)
+//   scale: VIGIL_BENCH_SCALE_NODES (200), VIGIL_BENCH_SCALE_CAMERAS (5000), VIGIL_BENCH_SCALE_STEADY (seconds, 300),
+//          VIGIL_BENCH_SCALE_PROCESSES (child processes running the hollow recorders, 4)
 //
 // stdout: one JSON line per figure; stderr: progress and a summary table. Exit code 1 on error (not on a missed target).
 import { resolve } from 'node:path';
@@ -30,8 +32,8 @@ const BENCHMARKS = {
   live: () => import('./live-latency.js'),
   archive: () => import('./archive-listing.js'),
   jobs: () => import('./archive-jobs.js'),
-  operator: () => import('./operator-scale.js'),
   failover: () => import('./failover.js'),
+  scale: () => import('./scale.js'),
   playback: () => import('./playback.js'),
 };
 

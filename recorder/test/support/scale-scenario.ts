@@ -29,6 +29,8 @@ export interface ScaleOptions {
   startFleet(namespace: string, nodes: Array<{ node: string; kubeconfig: string }>): Promise<HollowFleet>;
   /** CPU seconds and RSS of a process (the benchmark reads /proc; undefined: not measured). */
   sample?(pid: number): { cpuSeconds: number; rssMiB: number } | undefined;
+  /** Other processes whose CPU the steady state reports (kube-apiserver, etcd), by name. */
+  steadyPids?(): Record<string, number | undefined>;
   /** Progress lines. */
   progress?(msg: string): void;
 }
@@ -53,6 +55,8 @@ export interface ScaleFigures {
     busiestRecorderWritesPerMin: number;
     operatorCpuPercent?: number;
     operatorRssMiB?: number;
+    /** CPU of the processes `steadyPids` names, percent of one core. */
+    cpuPercent: Record<string, number>;
     /** Per recorder and minute: objects and bytes its watches received (median and max over the recorders). */
     recorderObjectsPerMinMedian: number;
     recorderObjectsPerMinMax: number;
@@ -121,7 +125,11 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   });
   const createdS = (Date.now() - t0) / 1000;
   say(`${names.length} Cameras created in ${createdS.toFixed(1)} s`);
-  await waitUntil(() => (check(), recordingAt !== undefined), 600_000, 'every camera Recording', 250);
+  const counting = setInterval(() => {
+    const all = cams.list();
+    say(`${all.length} cameras: ${all.filter((c) => (c.status?.node ?? '') !== '').length} assigned, ${all.filter((c) => c.status?.phase === 'Recording').length} Recording`);
+  }, 15_000);
+  await waitUntil(() => (check(), recordingAt !== undefined), 600_000, 'every camera Recording', 250).finally(() => clearInterval(counting));
   const perNode = new Map(nodes.map((n) => [n, 0]));
   for (const c of cams.list()) perNode.set(c.status?.node ?? '', (perNode.get(c.status?.node ?? '') ?? 0) + 1);
   const counts = nodes.map((n) => perNode.get(n) ?? 0);
@@ -132,6 +140,10 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   say(`steady state for ${opts.steadyMs / 1000} s`);
   const before = await fleet.stats();
   const cpuBefore = opts.sample?.(leader.pid);
+  const others = Object.entries(opts.steadyPids?.() ?? {}).flatMap(([name, pid]) => {
+    const at = pid === undefined ? undefined : opts.sample?.(pid);
+    return pid === undefined || at === undefined ? [] : [{ name, pid, before: at.cpuSeconds }];
+  });
   const from = Date.now();
   let rssPeak = 0;
   while (Date.now() - from < opts.steadyMs) {
@@ -140,6 +152,7 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   }
   const to = Date.now();
   const cpuAfter = opts.sample?.(leader.pid);
+  const cpuPercent = Object.fromEntries(others.map((o) => [o.name, (((opts.sample?.(o.pid)?.cpuSeconds ?? o.before) - o.before) / ((to - from) / 1000)) * 100]));
   const after = await fleet.stats();
   await new Promise((r) => setTimeout(r, 1000)); // the audit log is written as requests complete
   const writes = await auditedWrites(cluster.controlPlane.auditLogPath, from, to);
@@ -159,6 +172,7 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
     recorderWritesPerMin: [...byRecorder.values()].reduce((a, b) => a + b, 0) / minutes,
     busiestRecorderWritesPerMin: Math.max(0, ...byRecorder.values()) / minutes,
     ...(cpuBefore !== undefined && cpuAfter !== undefined ? { operatorCpuPercent: ((cpuAfter.cpuSeconds - cpuBefore.cpuSeconds) / ((to - from) / 1000)) * 100, operatorRssMiB: rssPeak } : {}),
+    cpuPercent,
     recorderObjectsPerMinMedian: median(objectsPerMin),
     recorderObjectsPerMinMax: Math.max(...objectsPerMin),
     recorderBytesPerMinMedian: median(bytesPerMin),
