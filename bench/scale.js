@@ -22,6 +22,8 @@ export const defaults = {
   scaleCameras: envInt('VIGIL_BENCH_SCALE_CAMERAS', 5000),
   scaleSteadySeconds: envInt('VIGIL_BENCH_SCALE_STEADY', 300),
   scaleFleetProcesses: envInt('VIGIL_BENCH_SCALE_PROCESSES', 4),
+  /** 0: without the chart's priority level for the Leases (helm/vigil/templates/flowcontrol.yaml), to compare. */
+  scaleFlowControl: envInt('VIGIL_BENCH_SCALE_FLOW_CONTROL', 1) !== 0,
 };
 
 function log(msg) {
@@ -72,6 +74,7 @@ export async function run(opts, emit) {
       nodes: opts.scaleNodes,
       cameras: opts.scaleCameras,
       steadyMs: opts.scaleSteadySeconds * 1000,
+      flowControl: opts.scaleFlowControl,
       progress: log,
       steadyPids: () => controlPlanePids,
       sample: (pid) => {
@@ -99,7 +102,7 @@ export async function run(opts, emit) {
     });
     const round = (x, d = 1) => (x === undefined ? undefined : +x.toFixed(d));
     emit({
-      bench: 'scale', figure: 'assign', nodes: figures.nodes, cameras: figures.cameras, created_s: round(figures.createdS), assigned_s: round(figures.assignedS),
+      bench: 'scale', figure: 'assign', flow_control: opts.scaleFlowControl, nodes: figures.nodes, cameras: figures.cameras, created_s: round(figures.createdS), assigned_s: round(figures.assignedS),
       recording_s: round(figures.recordingS), per_node_min: figures.perNodeMin, per_node_max: figures.perNodeMax, target: 'assigned ≤ 30 s, spread ≤ 2',
     });
     const s = figures.steady;

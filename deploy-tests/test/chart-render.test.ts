@@ -261,7 +261,7 @@ test('Grafana dashboard: a ConfigMap labelled grafana_dashboard "1" holding the 
 
 test('every namespaced object lands in the release namespace and carries the release labels', async (t) => {
   const objects = await renderChart(t, { postgresql: { enabled: true }, ingress: { enabled: true } }, { namespace: 'cams', release: 'site-a' });
-  const clusterScoped = new Set(['ClusterRole', 'ClusterRoleBinding']);
+  const clusterScoped = new Set(['ClusterRole', 'ClusterRoleBinding', 'FlowSchema', 'PriorityLevelConfiguration']);
   // The one exception: the operator's Role for Events about cluster-scoped objects, which live in `default`.
   const eventsRole = (o: KubeObject) => (o.kind === 'Role' || o.kind === 'RoleBinding') && o.metadata.name === 'cams-site-a-vigil-operator';
   assert.deepEqual(objects.filter(eventsRole).map((o) => `${o.kind}/${o.metadata.namespace}`), ['Role/default', 'RoleBinding/default']);

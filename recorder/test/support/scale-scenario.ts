@@ -3,12 +3,15 @@
 // process): the real control plane, two operators, one hollow recorder per RecorderNode (hollow-recorder.ts), the
 // cameras created at once; then the figures a platform team asks for at scale: assignment time and spread, steady-state
 // writes by user, watch traffic per recorder, a silent node's failover, a leader operator's loss.
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { API_VERSION, nodeLeaseName, type Camera } from '@vigil/crds';
 import { fromApiTime, Informer, KubeClient, loadKubeConfig, Resources, systemClock, type KubeObject, type Lease } from '@vigil/kube';
 import { auditedWrites } from '@vigil/testing/kube/control-plane/audit-log';
 import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
-import { startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
+import { runHelm, runKubectl } from '@vigil/testing/kube/cli-runner';
+import { ok } from '@vigil/testing/kube/kube-cluster';
+import { REPO_ROOT, startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
 import { waitUntil } from '@vigil/testing/processes';
 import { pino } from 'pino';
 import type { HollowRecorderStats } from './hollow-recorder.js';
@@ -31,6 +34,8 @@ export interface ScaleOptions {
   sample?(pid: number): { cpuSeconds: number; rssMiB: number } | undefined;
   /** Other processes whose CPU the steady state reports (kube-apiserver, etcd), by name. */
   steadyPids?(): Record<string, number | undefined>;
+  /** The chart's priority level for the Leases (helm/vigil/templates/flowcontrol.yaml); default true. */
+  flowControl?: boolean;
   /** Progress lines. */
   progress?(msg: string): void;
 }
@@ -83,6 +88,12 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   const say = opts.progress ?? (() => undefined);
   const cluster: TestCluster = await startTestCluster(t as TestContext);
   const { namespace } = cluster;
+  if (opts.flowControl !== false) {
+    // As the chart installs it: the Leases' own priority level, rendered from the chart itself.
+    const cli = { kubeconfig: cluster.adminKubeconfig, home: cluster.dir };
+    const rendered = ok(await runHelm(['template', 'vigil', join(REPO_ROOT, 'helm/vigil'), '-n', namespace, '--show-only', 'templates/flowcontrol.yaml'], cli), 'helm template');
+    ok(await runKubectl(['apply', '-f', '-'], { ...cli, input: rendered }), 'kubectl apply of the FlowSchema');
+  }
   const admin = new KubeClient(loadKubeConfig({ KUBECONFIG: cluster.adminKubeconfig }));
   t.after(() => admin.close());
   const nodes = Array.from({ length: opts.nodes }, (_, i) => `node-${String(i + 1).padStart(3, '0')}`);
