@@ -35,6 +35,12 @@ export class Heartbeat {
   #paused = false;
   #failing = false;
   #missing = false;
+  /**
+   * The Lease as the last renewal wrote it: the next renewal replaces it without reading it first (one request per
+   * renewal, as the kubelet renews its node Lease). A 409 (someone else wrote the Lease) or any failure drops it, and
+   * the next attempt reads the Lease again.
+   */
+  #last: Lease | undefined;
   /** When the Lease was last renewed (clock ms); undefined before the first success. */
   lastRenewedAt: number | undefined;
 
@@ -82,10 +88,12 @@ export class Heartbeat {
 
   /** Sets annotations on the Lease without renewing it (a membership request; also while paused). */
   async annotate(annotations: Record<string, string | null>): Promise<void> {
+    this.#last = undefined;
     await this.#opts.client.mergePatch<Lease>(Resources.leases, this.#opts.namespace, this.#name, { metadata: { annotations } }, { timeoutMs: 5000 });
   }
 
   async deleteLease(): Promise<void> {
+    this.#last = undefined;
     await this.#opts.client.delete(Resources.leases, this.#opts.namespace, this.#name, { timeoutMs: 3000 });
   }
 
@@ -95,13 +103,14 @@ export class Heartbeat {
     try {
       // A membership request patched onto the Lease in between makes the write a 409: read again, soon (jittered).
       await retryOnConflict(async () => {
-        const current = await client.get<Lease>(Resources.leases, namespace, this.#name, { timeoutMs });
+        const current = this.#last ?? (await client.get<Lease>(Resources.leases, namespace, this.#name, { timeoutMs }));
+        this.#last = undefined;
         if (current === undefined) throw new NoLeaseYet();
         const now = toMicroTime(clock.now());
         const spec = { ...current.spec, holderIdentity: nodeName, leaseDurationSeconds: NODE_LEASE_DURATION_SECONDS, renewTime: now };
         if (!current.spec?.acquireTime || current.spec.holderIdentity !== nodeName) spec.acquireTime = now;
         const metadata = { ...current.metadata, annotations: withReport(current.metadata.annotations, this.#opts.report()) };
-        await client.replace<Lease>(Resources.leases, { ...current, metadata, spec }, { timeoutMs });
+        this.#last = await client.replace<Lease>(Resources.leases, { ...current, metadata, spec }, { timeoutMs });
       }, { clock: kubeClock(clock), attempts: 3, baseMs: 100, maxMs: 500 });
       this.lastRenewedAt = clock.now();
       if (this.#failing || this.#missing) log.info({ lease: this.#name }, 'heartbeat renewed');

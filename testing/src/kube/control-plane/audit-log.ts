@@ -2,6 +2,7 @@
 // recorders to a write budget in steady state.
 import { readFile } from 'node:fs/promises';
 
+/** One request as the audit log has it (reads and writes alike). */
 export interface AuditedWrite {
   user: string;
   verb: string;
@@ -24,11 +25,16 @@ interface AuditEvent {
 
 /** Every write answered between `fromMs` and `toMs` (epoch milliseconds), in the order the log has them. */
 export async function auditedWrites(auditLogPath: string, fromMs: number, toMs: number): Promise<AuditedWrite[]> {
+  return (await auditedRequests(auditLogPath, fromMs, toMs)).filter((r) => WRITE_VERBS.has(r.verb));
+}
+
+/** Every request (reads too) answered between `fromMs` and `toMs` (epoch milliseconds), in the order the log has them. */
+export async function auditedRequests(auditLogPath: string, fromMs: number, toMs: number): Promise<AuditedWrite[]> {
   const writes: AuditedWrite[] = [];
   for (const line of (await readFile(auditLogPath, 'utf8')).split('\n')) {
     if (line === '') continue;
     const ev = JSON.parse(line) as AuditEvent;
-    if (ev.stage !== 'ResponseComplete' || !WRITE_VERBS.has(ev.verb ?? '')) continue;
+    if (ev.stage !== 'ResponseComplete') continue;
     const at = Date.parse(ev.requestReceivedTimestamp ?? '');
     if (!(at >= fromMs && at < toMs)) continue;
     const ref = ev.objectRef ?? {};
