@@ -5,17 +5,16 @@
 // operator's) are read on demand (cluster-lookups.ts): at 200 nodes, watching them would fan each renewal and status
 // change out to every node.
 import type { Logger } from 'pino';
-import { CAMERA_HANDOVER_FROM_FIELD, CAMERA_NODE_FIELD, nodeCredentialsSecretName, type Camera as CameraResource, type RecorderNode } from '@vigil/crds';
+import { nodeCredentialsSecretName, type RecorderNode } from '@vigil/crds';
 import { Informer, Resources, type Clock as KubeClock, type KubeClient, type KubeObject, type Secret } from '@vigil/kube';
 import type { CameraCredentials } from './camera-from-resource.js';
+import { RecordedCameras, type CameraObject } from './recorded-cameras.js';
 
-export type CameraObject = CameraResource & KubeObject;
+export type { CameraObject };
 
 export class ClusterView {
-  /** The Cameras assigned to this node (status.node is this node). */
-  readonly assigned: Informer<CameraObject>;
-  /** The Cameras moving away from this node make-before-break (status.handoverFrom is this node): it records them until the new node does. */
-  readonly handingOver: Informer<CameraObject>;
+  /** The Cameras this node records: assigned to it, or moving away make-before-break (recorded until the new node does). */
+  readonly recorded: RecordedCameras;
   readonly recorderNodes: Informer<RecorderNode & KubeObject>;
   /** This node's credentials Secret alone (the cameras it records): a list or watch of any other Secret is refused to it. */
   readonly credentials: Informer<Secret>;
@@ -28,25 +27,24 @@ export class ClusterView {
     this.nodeName = nodeName;
     this.#credentialsSecret = nodeCredentialsSecretName(nodeName);
     const opts = { namespace, minRetryMs: 500, maxRetryMs: 5000 };
-    // An API server without CRD selectableFields (before 1.31) refuses these selectors: the informer then watches every
-    // Camera and keeps the ones that match, as every node did before.
-    this.assigned = new Informer('cameras', client, Resources.cameras, log, clock, {
-      ...opts, fieldSelector: `${CAMERA_NODE_FIELD}=${nodeName}`, matches: (c) => (c as CameraObject).status?.node === nodeName,
-    });
-    this.handingOver = new Informer('cameras-handing-over', client, Resources.cameras, log, clock, {
-      ...opts, fieldSelector: `${CAMERA_HANDOVER_FROM_FIELD}=${nodeName}`, matches: (c) => (c as CameraObject).status?.handoverFrom === nodeName,
-    });
+    this.recorded = new RecordedCameras(client, namespace, nodeName, log, clock);
     this.recorderNodes = new Informer('recordernodes', client, Resources.recorderNodes, log, clock, { minRetryMs: 500, maxRetryMs: 5000 });
     this.credentials = new Informer('credentials', client, Resources.secrets, log, clock, { ...opts, fieldSelector: `metadata.name=${this.#credentialsSecret}` });
   }
 
   #all(): Array<Informer<KubeObject>> {
-    return [this.assigned, this.handingOver, this.recorderNodes, this.credentials] as Array<Informer<KubeObject>>;
+    return [...this.recorded.informers, this.recorderNodes, this.credentials] as Array<Informer<KubeObject>>;
   }
 
   /** Calls `fn` after any change of any kind (the key does not matter: readers look at the whole view). */
   onChange(fn: () => void): void {
     for (const informer of this.#all()) informer.onChange(() => fn());
+    this.recorded.onSettled(fn);
+  }
+
+  /** The Cameras assigned to this node (status.node is this node). */
+  get assigned(): Informer<CameraObject> {
+    return this.recorded.assigned;
   }
 
   start(): void {
@@ -55,6 +53,7 @@ export class ClusterView {
 
   stop(): void {
     for (const informer of this.#all()) informer.stop();
+    this.recorded.stop();
   }
 
   /** Every cache has listed at least once since start. */
@@ -69,15 +68,12 @@ export class ClusterView {
 
   /** A Camera this node records or hands over, as its caches have it. */
   camera(id: string): CameraObject | undefined {
-    const key = `${this.namespace}/${id}`;
-    return this.assigned.get(key) ?? this.handingOver.get(key);
+    return this.recorded.get(id);
   }
 
   /** The Camera resources this node records: assigned to it, or the old side of a planned move. */
   recordedHere(): CameraObject[] {
-    const here = new Map(this.handingOver.list().map((c) => [c.metadata.name ?? '', c]));
-    for (const c of this.assigned.list()) here.set(c.metadata.name ?? '', c);
-    return [...here.values()];
+    return this.recorded.list();
   }
 
   recorderNode(name: string): (RecorderNode & KubeObject) | undefined {

@@ -25,7 +25,7 @@ test('local, remote at the owner\'s reported or known URL, unknown; the old side
   await n.until(() => n.view.recordedHere().length === 2 && n.view.recorderNodes.list().length === 3, 'the view');
   // The watches carry this node's cameras and nothing else.
   assert.deepEqual(n.view.assigned.list().map((c) => c.metadata.name), ['here']);
-  assert.deepEqual(n.view.handingOver.list().map((c) => c.metadata.name), ['moving']);
+  assert.deepEqual(n.view.recorded.handingOver.list().map((c) => c.metadata.name), ['moving']);
 
   const registry = new CameraRegistry();
   registry.publish('cluster', [configCamera({ id: 'here', source: 'rtsp://192.0.2.10/here' }), configCamera({ id: 'moving', source: 'rtsp://192.0.2.10/moving' })]);

@@ -73,7 +73,7 @@ export async function nodeUnderTest(t: TestContext, node: string): Promise<NodeU
       const cam = { apiVersion: API_VERSION, kind: 'Camera', metadata: { name, namespace }, spec: { source: `rtsp://192.0.2.10/${name}`, ...spec } };
       await admin.create(Resources.cameras, cam as KubeObject);
       const written = await upsertStatus(Resources.cameras, cam as KubeObject, status);
-      const cache = status?.node === node ? view.assigned : status?.handoverFrom === node ? view.handingOver : undefined;
+      const cache = status?.node === node ? view.assigned : status?.handoverFrom === node ? view.recorded.handingOver : undefined;
       if (cache !== undefined && written !== undefined) await seen(cache, `${namespace}/${name}`, written);
     },
     until: (cond, what) => waitUntil(cond, 10_000, what, 20),

@@ -39,7 +39,7 @@ export class HollowRecorder {
   constructor(readonly node: string, kubeconfig: string, namespace: string, log: Logger) {
     this.#client = new KubeClient(loadKubeConfig({ KUBECONFIG: kubeconfig }), { userAgent: `vigil-recorder/hollow` });
     this.view = new ClusterView(this.#client, namespace, node, log, kubeClock(systemClock));
-    for (const cache of [this.view.assigned, this.view.handingOver]) {
+    for (const cache of this.view.recorded.informers) {
       cache.onChange((key, camera) => {
         if (camera === undefined) return;
         this.#seen.add(key);
@@ -74,7 +74,7 @@ export class HollowRecorder {
 
   stats(): HollowRecorderStats {
     const traffic = this.view.watchTraffic;
-    const cameraObjects = this.view.assigned.stats.objects + this.view.handingOver.stats.objects;
+    const cameraObjects = this.view.assigned.stats.objects + this.view.recorded.handingOver.stats.objects;
     return { node: this.node, cameras: this.view.assigned.list().length, ...traffic, cameraObjects, foreignCameraObjects: this.#foreign, camerasSeen: this.#seen.size };
   }
 }
