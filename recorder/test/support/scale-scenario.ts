@@ -8,7 +8,8 @@ import type { TestContext } from 'node:test';
 import { API_VERSION, nodeLeaseName, type Camera } from '@vigil/crds';
 import { fromApiTime, Informer, KubeClient, loadKubeConfig, Resources, systemClock, type KubeObject, type Lease } from '@vigil/kube';
 import { auditedWrites } from '@vigil/testing/kube/control-plane/audit-log';
-import { startOperator, type OperatorProcess } from '@vigil/testing/kube/operator-process';
+import { startOperatorDeployment } from '@vigil/testing/kube/operator-deployment';
+import type { OperatorProcess } from '@vigil/testing/kube/operator-process';
 import { runHelm, runKubectl } from '@vigil/testing/kube/cli-runner';
 import { ok } from '@vigil/testing/kube/kube-cluster';
 import { REPO_ROOT, startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
@@ -71,6 +72,8 @@ export interface ScaleFigures {
   recorders: HollowRecorderStats[];
   failover: { node: string; cameras: number; seconds: number };
   leaderLoss: { firstChangeS: number };
+  /** Replicas that exited on their own (lost leadership) and were started again, over the whole run. */
+  operatorRestarts: number;
 }
 
 const WRITE_CONCURRENCY = 32;
@@ -98,8 +101,8 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   t.after(() => admin.close());
   const nodes = Array.from({ length: opts.nodes }, (_, i) => `node-${String(i + 1).padStart(3, '0')}`);
   await forEachLimited(nodes, 8, (n) => cluster.addNode(n));
-  const operators: OperatorProcess[] = [];
-  for (const id of ['op-1', 'op-2']) operators.push(await startOperator(t as TestContext, cluster, id, ['--log-level', 'info']));
+  // Two replicas as the chart's Deployment runs them: one that exits (lost leadership) is started again and counted.
+  const operators = await startOperatorDeployment(t as TestContext, cluster, ['op-1', 'op-2'], ['--log-level', 'info']);
   say(`${nodes.length} Nodes, 2 operators; waiting for every recorder identity`);
   const identities: Array<{ node: string; kubeconfig: string }> = [];
   await forEachLimited(nodes, 8, async (node) => {
@@ -147,7 +150,9 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   say(`assigned in ${((assignedAt! - t0) / 1000).toFixed(1)} s, Recording in ${((recordingAt! - t0) / 1000).toFixed(1)} s; per node ${Math.min(...counts)}–${Math.max(...counts)}`);
 
   // Steady state: nothing changes; who writes, what each recorder receives, what the operator costs.
-  const leader = (await Promise.all(operators.map(async (o) => ((await o.isLeader().catch(() => false)) ? o : undefined)))).find((o) => o !== undefined) ?? operators[0]!;
+  let leader: OperatorProcess | undefined;
+  await waitUntil(async () => (leader = await operators.leader()) !== undefined, 60_000, 'a leader operator', 250);
+  if (leader === undefined) throw new Error('no leader');
   say(`steady state for ${opts.steadyMs / 1000} s`);
   const before = await fleet.stats();
   const cpuBefore = opts.sample?.(leader.pid);
@@ -210,9 +215,10 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   await admin.create(Resources.cameras, { apiVersion: API_VERSION, kind: 'Camera', metadata: { name: probe, namespace }, spec: { source: `rtsp://10.0.0.10:554/${probe}` } } as CameraObject);
   await waitUntil(() => (cams.get(`${namespace}/${probe}`)?.status?.node ?? '') !== '', 120_000, 'the new leader assigns a camera', 100);
   const leaderLoss = { firstChangeS: (Date.now() - killedAt) / 1000 };
+  const operatorRestarts = [...operators.restarts.values()].reduce((a, b) => a + b, 0) - 1; // the kill above is one
 
   return {
     nodes: nodes.length, cameras: names.length, createdS, assignedS: (assignedAt! - t0) / 1000, recordingS: (recordingAt! - t0) / 1000,
-    perNodeMin: Math.min(...counts), perNodeMax: Math.max(...counts), steady, recorders: after, failover, leaderLoss,
+    perNodeMin: Math.min(...counts), perNodeMax: Math.max(...counts), steady, recorders: after, failover, leaderLoss, operatorRestarts,
   };
 }
