@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-# Runs every workspace's tests (all of them, even after a failure) and, when any failed, prints the failing tests
-# with their errors once more at the very end: a CI log that keeps only its tail still shows why.
+# Runs every workspace's tests (all of them, even after a failure) as one queue, three files at once, the slowest first
+# (scripts/test-suite.mjs), and, when any failed, prints the failing tests with their errors once more at the very
+# end: a CI log that keeps only its tail still shows why.
 # usage: scripts/run-tests.sh
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 log="$(mktemp "${TMPDIR:-/tmp}/vigil-tests.XXXXXX")"
 trap 'rm -f "$log"' EXIT
-npm run test:run --workspaces --if-present 2>&1 | tee "$log"
+node scripts/test-suite.mjs --concurrency 3 --timeout 600000 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
   echo
   echo "=== the failing tests again (node --test's own summaries, every workspace) ==="
-  # The spec reporter ends a run with "✖ failing tests:" and the failures; npm's error lines end that block.
-  awk '/^✖ failing tests:/ { show = 1 } /^npm error/ { show = 0 } show' "$log"
+  # The spec reporter ends a run with "✖ failing tests:" and the failures; the runner's list of slow files ends that block.
+  awk '/^✖ failing tests:/ { show = 1 } /^test-suite: / { show = 0 } show' "$log"
   echo "=== tests failed (exit $status) ==="
 fi
 exit "$status"

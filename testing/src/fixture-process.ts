@@ -87,6 +87,9 @@ export class FixtureProcess {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.done) return;
+      // Awaiting the exit keeps this process alive (the child is otherwise unref'd): with nothing else pending, the
+      // event loop would end before the exit arrives, and node:test fails a test whose promise is still pending.
+      this.child.ref();
       this.child.kill('SIGTERM');
       const timer = setTimeout(() => this.child.kill('SIGKILL'), KILL_GRACE_MS);
       try {

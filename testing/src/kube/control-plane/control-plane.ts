@@ -58,14 +58,18 @@ function kubeconfigYaml(server: string, caPem: string, user: object, namespace: 
 export async function startControlPlane(dir: string, opts: { nodeMonitorGracePeriodSeconds?: number } = {}): Promise<ControlPlane> {
   const started = Date.now();
   const binaries = await controlPlaneBinaries();
-  const pki = await createControlPlanePki(join(dir, 'pki'));
   const stops: Array<() => Promise<void> | void> = [];
   const close = async (): Promise<void> => {
     for (const stop of stops.reverse()) await stop();
   };
+  // etcd needs no certificate: it starts while openssl makes the others.
+  const [etcdStarted, pkiMade] = await Promise.allSettled([startEtcd(binaries.etcd, dir), createControlPlanePki(join(dir, 'pki'))]);
+  if (etcdStarted.status === 'fulfilled') stops.push(() => etcdStarted.value.stop());
   try {
-    const etcd = await startEtcd(binaries.etcd, dir);
-    stops.push(() => etcd.stop());
+    if (etcdStarted.status === 'rejected') throw etcdStarted.reason;
+    if (pkiMade.status === 'rejected') throw pkiMade.reason;
+    const etcd = etcdStarted.value;
+    const pki = pkiMade.value;
     const apiserver = await startKubeApiserver({ binary: binaries.kubeApiserver, dir, pki, etcdUrl: etcd.url, etcdPrefix: '/registry' });
     stops.push(() => apiserver.stop());
     const proxy = await startApiFaultProxy(apiserver.url, pki);

@@ -1,7 +1,7 @@
 // kube-controller-manager for the tests: the garbage collector, namespace, ServiceAccount and token controllers, and
 // the node lifecycle controller with grace periods sized for tests, talking to kube-apiserver as the administrator.
 import type { FixtureProcess } from '../../fixture-process.js';
-import { guardedProcess } from './orphan-guard.js';
+import { GO_TEST_GC, guardedProcess } from './orphan-guard.js';
 import type { ControlPlanePki } from './pki.js';
 
 /** Controllers of kube-controller-manager 1.35 (its --help names them all) that have nothing to do here. */
@@ -41,6 +41,6 @@ export function startControllerManager(o: ControllerManagerOptions): ControllerM
     // Garbage collection and namespace deletion at test speed.
     '--concurrent-gc-syncs=5', '--namespace-sync-period=10s',
     '--v=0',
-  ]);
+  ], { env: GO_TEST_GC });
   return { process: proc, stop: () => proc.stop() };
 }
