@@ -177,7 +177,8 @@ export class PodWorker implements PodHandle {
     // Loopback has one network namespace: a port taken since it was picked is picked again for the next run.
     if (slot.proc.runOutput().includes('EADDRINUSE')) this.ports = undefined;
     const policy = this.restartPolicy;
-    const again = slot.init ? exitCode !== 0 && policy !== 'Never' : policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
+    // A Pod being deleted (or its node gone for good at the end of a test) restarts nothing.
+    const again = this.terminating ? false : slot.init ? exitCode !== 0 && policy !== 'Never' : policy === 'Always' || (policy === 'OnFailure' && exitCode !== 0);
     if (!again) {
       slot.finished = true;
       void this.report().catch(() => undefined);
