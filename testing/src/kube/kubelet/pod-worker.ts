@@ -115,15 +115,18 @@ export class PodWorker implements PodHandle {
   private async start(slot: Slot): Promise<void> {
     this.starting = true;
     try {
-      const local = await this.prepare(slot);
-      this.sandboxReady = true;
       const image = this.o.images[slot.spec.image ?? ''];
-      const cmd = image === undefined ? { command: placeholderCommand(slot.init), env: local.env } : await localCommand(image, local);
+      // A placeholder reads nothing: it is given nothing (no volume, no Secret, no token), so it never waits for them.
+      const local = image === undefined ? undefined : await this.prepare(slot);
+      const dir = local?.dir ?? join(this.dir, 'containers', slot.spec.name);
+      await mkdir(dir, { recursive: true });
+      this.sandboxReady = true;
+      const cmd = image === undefined || local === undefined ? { command: placeholderCommand(slot.init), env: {} } : await localCommand(image, local);
       slot.waiting = undefined;
       slot.ready = false;
       slot.failuresInARow = 0;
       slot.lastProbeAt = 0;
-      slot.proc.start(cmd.command, { ...hostEnvironment(), ...cmd.env }, local.dir, (exit) => this.exited(slot, exit));
+      slot.proc.start(cmd.command, { ...hostEnvironment(), ...cmd.env }, dir, (exit) => this.exited(slot, exit));
     } catch (err) {
       const reason = err instanceof NotReadyYet ? err.reason : 'RunContainerError';
       slot.waiting = { reason, message: (err as Error).message };
