@@ -60,8 +60,8 @@ export interface LoopbackCluster {
   /** The node's recorder loses the API (its token refused by the fault proxy), or gets it back. */
   cutOff(node: string): void;
   reconnect(node: string): void;
-  /** The recorder's process ends (SIGTERM) and the kubelet starts it again (restartPolicy Always); resolves once it listens. */
-  restartRecorder(node: string): Promise<RecorderPod>;
+  /** The recorder's process gets `signal` (default SIGTERM) and the kubelet starts it again (restartPolicy Always); resolves once it listens. */
+  restartRecorder(node: string, signal?: NodeJS.Signals): Promise<RecorderPod>;
   startOperator(identity: string): Promise<OperatorProcess>;
   /** An API call to a node's recorder with the admin token; redirects are not followed. */
   api(node: string, path: string, init?: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> }): Promise<{ status: number; body: unknown; location: string | null }>;
@@ -128,9 +128,9 @@ export async function startLoopbackCluster(t: TestContext, opts: LoopbackCluster
     },
     cutOff: (node) => kubelet.cutOffNode(node, 'refuse'),
     reconnect: (node) => kubelet.reconnectNode(node),
-    restartRecorder: async (node) => {
+    restartRecorder: async (node, signal = 'SIGTERM') => {
       const before = pods.get(node)?.proc.pid;
-      pods.get(node)?.proc.signal('SIGTERM');
+      pods.get(node)?.proc.signal(signal);
       return running(node, before);
     },
     api: async (node, path, init = {}) => {

@@ -1,5 +1,6 @@
 // The cluster end to end on loopback (one cluster, scenarios in turn; the recorders are the operator's Pods, run by the
-// process kubelet): any node answers, 307s (playback too), planned move, a node lost, leader loss, cut-off, quorum.
+// process kubelet): any node answers, 307s (playback too), planned move, a node lost, leader loss, cut-off, quorum, a
+// recorder killed -9 and restarted by the kubelet.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
@@ -224,7 +225,9 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
 
   await t.test('a node lost (its recorder killed -9, its kubelet silent): its cameras record elsewhere (node-c takes cameras again), archive gaps ≤ 20 s, no segment lost', async (st) => {
     // node-c, added back, takes cameras again: planned moves bring it its share once it has settled (30 s online).
-    await waitUntil(async () => onNode(await camerasOf(fx), 'node-c').length > 0 && (await allRecording(fx)), 90_000, 'node-c, added back, recording cameras again');
+    await waitUntil(async () => onNode(await camerasOf(fx), 'node-c').length > 0 && (await allRecording(fx)), 90_000, 'node-c, added back, recording cameras again').catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await nodeUrls(fx)}\nnode-c's recorder, last lines:\n${fx.pods.get('node-c')?.proc.output().slice(-4000) ?? ''}`);
+    });
     const victims = onNode(await camerasOf(fx), 'node-a');
     assert.ok(victims.length > 0);
     const killedAt = Date.now();
@@ -359,6 +362,29 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     // Removed separately once the API answers, as the spec says; its cameras move at once (it is silent).
     assert.equal((await fx.api('node-b', '/cluster/remove-node', { method: 'POST', body: { node_name: node } })).status, 200);
     await waitAllRecording(fx, [node], 40_000, 'its cameras recording elsewhere');
+  });
+
+  await t.test('a recorder killed -9 on a live node: the kubelet restarts it at once (restartCount and exit 137 in the Pod status), its cameras stay and record again', async () => {
+    const node = 'node-b';
+    let mine: string[] = [];
+    await waitUntil(async () => {
+      const cams = await camerasOf(fx);
+      mine = onNode(cams, node);
+      // Balanced (no rebalancing move to come: that needs a member with two fewer) and no move in flight.
+      const balanced = Math.abs(mine.length - onNode(cams, 'node-c').length) <= 1;
+      return mine.length > 0 && balanced && [...cams.values()].every((c) => c.status?.handoverFrom === undefined) && (await allRecording(fx, ['node-a']));
+    }, 90_000, `${node} recording its share of the cameras, no move in flight`);
+    const podName = fx.pods.get(node)?.podName ?? '';
+    const recorderStatus = async () => (await fx.cluster.core.readNamespacedPod({ name: podName, namespace: fx.cluster.namespace })).status?.containerStatuses?.find((c) => c.name === 'recorder');
+    const restartsBefore = (await recorderStatus())?.restartCount ?? 0;
+    await fx.restartRecorder(node, 'SIGKILL');
+    await waitUntil(async () => {
+      const s = await recorderStatus();
+      return s?.restartCount === restartsBefore + 1 && s.lastState?.terminated?.exitCode === 137 && s.state?.running !== undefined && s.ready === true;
+    }, 60_000, 'the Pod status: restarted once more after exit 137, running and Ready');
+    for (const name of mine) await waitUntil(async () => (await fx.api(node, `/api/archive/${name}/current`)).status === 200, 30_000, `${name} recording again on ${node}`);
+    // Restarted within seconds, its heartbeat never went stale: nothing moved.
+    assert.deepEqual(onNode(await camerasOf(fx), node), mine, 'its cameras stayed');
   });
 
   await t.test('the cameras’ password (from a Secret) is in no log line and no answer', () => {
