@@ -1,6 +1,10 @@
 // One container of a Pod as local processes, run after run: spawns each run, keeps what every run wrote (the
 // container's log, as `kubectl logs` and `--previous` would show it), and says how each run ended.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+/** util-linux's setpriv (Debian's util-linux, always installed). */
+const SETPRIV = '/usr/bin/setpriv';
 
 export interface ContainerExit {
   code: number | null;
@@ -55,7 +59,9 @@ export class ContainerProcess implements ContainerHandle {
 
   /** Starts a run; `onExit` is called once it ends. */
   start(command: string[], env: Record<string, string>, cwd: string, onExit: (exit: ContainerExit) => void): void {
-    const [file, ...args] = command;
+    // setpriv execs the command with a parent-death signal: the process is the container's own (its pid, its signals),
+    // and it cannot outlive the test process even when that one is killed outright (no exit hook runs then).
+    const [file, ...args] = existsSync(SETPRIV) ? [SETPRIV, '--pdeathsig', 'KILL', '--', ...command] : command;
     this.runs++;
     this.current = '';
     const startedAt = new Date();
@@ -84,7 +90,7 @@ export class ContainerProcess implements ContainerHandle {
       end(127, null);
     });
     child.on('exit', (code, signal) => end(code, signal));
-    // A container never outlives the test process (no exit hook runs on SIGKILL: then the tests' temp folder goes too).
+    // Also at a normal exit of the test process (setpriv's signal comes only when the process that spawned it ends).
     const killOnExit = (): void => {
       child.kill('SIGKILL');
     };
