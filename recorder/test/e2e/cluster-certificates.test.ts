@@ -1,4 +1,4 @@
-// Node certificates on loopback, end to end (the real control plane, two operators, a recorder process per node as its Pod):
+// Node certificates on loopback, end to end (the real control plane, two operators, the recorder Pods run by the process kubelet):
 // each recorder makes its key and gets its certificate through the CSR API from the operator's release CA, reports
 // https URLs, 307s name https URLs that answer with a release-CA certificate for the owner's Service name, /assemble
 // works over TLS between nodes, a short lifetime makes a node renew and serve a new serial without a restart, and a
@@ -120,12 +120,13 @@ test('node certificates through the CSR API: issued by the release CA, https eve
   });
 
   await t.test('a peer serving a certificate of another CA is refused', async () => {
-    // The owner's recorder goes; in its place (its address, the URL its RecorderNode names) a server whose certificate
-    // names the owner's Service but comes from another CA.
+    // The owner's node goes (its recorder killed, not restarted); in its place (its address, the URL its RecorderNode
+    // names) a server whose certificate names the owner's Service but comes from another CA.
     const foreign = await createTestCa(join(cluster.dir, 'foreign-ca'), { name: 'Some Other CA' });
     const issued = await foreign.issue('impostor', { hosts: [serviceHost(owner), '127.0.0.1'] });
     const addr = new URL(url(owner));
-    await fx.pods.get(owner)?.proc.stop();
+    fx.loseNode(owner);
+    await waitUntil(() => fx.pods.get(owner)?.proc.pid === undefined, 10_000, 'the owner’s recorder gone');
     const impostor = createServer({ cert: issued.certPem, key: issued.keyPem }, (_req, res) => res.end('{}'));
     await new Promise<void>((resolve) => impostor.listen(Number(addr.port), '127.0.0.1', resolve));
     t.after(() => impostor.close());

@@ -1,4 +1,5 @@
-// The whole cluster on loopback: the real control plane, PostgreSQL, two operators, a recorder process per node standing for its Pod, GStreamer cameras.
+// The whole cluster on loopback: the real control plane, PostgreSQL, two operators, the recorder Pods the operator makes run by
+// the process kubelet, GStreamer cameras; and what can happen to a node (lost, cut off from the API, its recorder restarted).
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { SETTINGS_YAML, startTestCluster, type TestCluster } from '@vigil/testing/kube/test-cluster';
@@ -10,14 +11,18 @@ import { encodeLoopFile } from '@vigil/testing/rtsp-camera';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { stringify } from 'yaml';
 import { sha256 } from '../support/recorder-process.js';
-import { startRecorderPod, type RecorderPod } from '../support/recorder-pod.js';
+import { recorderImage } from '../support/recorder-image.js';
+import { waitForRecorder, type RecorderPod } from '../support/recorder-pod.js';
 
 export const TOKENS = { admin: 'cluster-admin-token-1', viewer: 'cluster-viewer-token-1' } as const;
 /** The cameras' RTSP password: it lives in a Secret and must never reach a log or an answer. */
 export const CAMERA_PASSWORD = 'Rtsp-Secret-7731';
 export const SEGMENT_SECONDS = 2;
 
-/** The recorder ConfigMap as the chart renders it for cluster mode (container paths; the pod harness maps them). */
+/** The image the operator's settings name for the recorder (test-cluster's SETTINGS_YAML); the kubelet runs it from this checkout. */
+const RECORDER_IMAGE = 'vigil/recorder:test';
+
+/** The recorder ConfigMap as the chart renders it for cluster mode (container paths; the kubelet makes them local). */
 const RECORDER_CONFIG = {
   cluster: { enabled: true, dataDir: '/var/lib/vigil/data' },
   record_path: '/var/lib/vigil/recordings',
@@ -48,8 +53,15 @@ export interface LoopbackCluster {
   operators: Map<string, OperatorProcess>;
   pods: Map<string, RecorderPod>;
   nodes: string[];
-  /** Starts (or restarts, same port and disks) the recorder of a node from its Pod. */
-  startPod(node: string, opts?: { apiCutOff?: boolean }): Promise<RecorderPod>;
+  /** The node's machine is gone: its kubelet silent, its recorder SIGKILLed (kill -9) and not restarted. */
+  loseNode(node: string): void;
+  /** The node is back (same disks): its kubelet starts the recorder again; resolves once it listens. */
+  reviveNode(node: string): Promise<RecorderPod>;
+  /** The node's recorder loses the API (its token refused by the fault proxy), or gets it back. */
+  cutOff(node: string): void;
+  reconnect(node: string): void;
+  /** The recorder's process gets `signal` (default SIGTERM) and the kubelet starts it again (restartPolicy Always); resolves once it listens. */
+  restartRecorder(node: string, signal?: NodeJS.Signals): Promise<RecorderPod>;
   startOperator(identity: string): Promise<OperatorProcess>;
   /** An API call to a node's recorder with the admin token; redirects are not followed. */
   api(node: string, path: string, init?: { method?: string; body?: unknown; token?: string; headers?: Record<string, string> }): Promise<{ status: number; body: unknown; location: string | null }>;
@@ -63,9 +75,10 @@ function secret(name: string, data: Record<string, string>): { metadata: { name:
 
 export async function startLoopbackCluster(t: TestContext, opts: LoopbackClusterOptions): Promise<LoopbackCluster> {
   const dir = await tempDir(t, 'vigil-loopback-cluster-');
+  const images = { [RECORDER_IMAGE]: recorderImage() };
   const cluster = await startTestCluster(t, opts.tls === undefined
-    ? { recorderConfigYaml: stringify(RECORDER_CONFIG) }
-    : { recorderConfigYaml: stringify({ ...RECORDER_CONFIG, ...RECORDER_TLS_CONFIG }), settingsYaml: `${SETTINGS_YAML}tls:\n  certificateLifetimeSeconds: ${opts.tls.certificateLifetimeSeconds}\n` });
+    ? { images, recorderConfigYaml: stringify(RECORDER_CONFIG) }
+    : { images, recorderConfigYaml: stringify({ ...RECORDER_CONFIG, ...RECORDER_TLS_CONFIG }), settingsYaml: `${SETTINGS_YAML}tls:\n  certificateLifetimeSeconds: ${opts.tls.certificateLifetimeSeconds}\n` });
   const db = await startTestPostgres();
   t.after(() => db.destroy());
   const { namespace, core } = cluster;
@@ -89,7 +102,12 @@ export async function startLoopbackCluster(t: TestContext, opts: LoopbackCluster
 
   const operators = new Map<string, OperatorProcess>();
   const pods = new Map<string, RecorderPod>();
-  const ports = new Map<string, number>();
+  const { kubelet } = cluster.controlPlane;
+  const running = async (node: string, notPid?: number): Promise<RecorderPod> => {
+    const pod = await waitForRecorder(cluster, node, notPid === undefined ? {} : { notPid });
+    pods.set(node, pod);
+    return pod;
+  };
   const fixture: LoopbackCluster = {
     cluster,
     db,
@@ -103,12 +121,17 @@ export async function startLoopbackCluster(t: TestContext, opts: LoopbackCluster
       operators.set(identity, op);
       return op;
     },
-    startPod: async (node, o = {}) => {
-      const pod = await startRecorderPod(cluster, node, { dir: join(dir, node), ...(ports.has(node) ? { port: ports.get(node) as number } : {}), ...o });
-      ports.set(node, Number(new URL(pod.url).port));
-      pods.set(node, pod);
-      t.after(() => pod.proc.stop());
-      return pod;
+    loseNode: (node) => kubelet.loseNode(node),
+    reviveNode: async (node) => {
+      kubelet.reviveNode(node);
+      return running(node);
+    },
+    cutOff: (node) => kubelet.cutOffNode(node, 'refuse'),
+    reconnect: (node) => kubelet.reconnectNode(node),
+    restartRecorder: async (node, signal = 'SIGTERM') => {
+      const before = pods.get(node)?.proc.pid;
+      pods.get(node)?.proc.signal(signal);
+      return running(node, before);
     },
     api: async (node, path, init = {}) => {
       const pod = pods.get(node);
@@ -134,7 +157,7 @@ export async function startLoopbackCluster(t: TestContext, opts: LoopbackCluster
   await fixture.startOperator('op-1');
   await fixture.startOperator('op-2');
   await waitUntil(async () => (await cluster.recorderNodes()).length === opts.nodes.length, 30_000, 'a RecorderNode per Node');
-  for (const node of opts.nodes) await fixture.startPod(node);
+  for (const node of opts.nodes) await running(node);
   // Up means every recorder has written its URL: before that the operator gives other nodes the node's Service name,
   // which resolves in a cluster but not on loopback.
   await waitUntil(async () => {

@@ -1,4 +1,6 @@
-// The cluster end to end on loopback (one cluster, scenarios in turn): any node answers, 307s (playback too), planned move, kill -9, leader loss, cut-off, quorum.
+// The cluster end to end on loopback (one cluster, scenarios in turn; the recorders are the operator's Pods, run by the
+// process kubelet): any node answers, 307s (playback too), planned move, a node lost, leader loss, cut-off, quorum, a
+// recorder killed -9 and restarted by the kubelet.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
@@ -221,18 +223,20 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     for (const g of gaps) assert.ok(g.gapMs <= 1500, `${g.name}: a planned move leaves no gap (largest ${g.gapMs} ms):\n${g.listing}`);
   });
 
-  await t.test('kill -9 of a recorder: its cameras record elsewhere (node-c takes cameras again), archive gaps ≤ 20 s, no segment lost', async (st) => {
+  await t.test('a node lost (its recorder killed -9, its kubelet silent): its cameras record elsewhere (node-c takes cameras again), archive gaps ≤ 20 s, no segment lost', async (st) => {
     // node-c, added back, takes cameras again: planned moves bring it its share once it has settled (30 s online).
-    await waitUntil(async () => onNode(await camerasOf(fx), 'node-c').length > 0 && (await allRecording(fx)), 90_000, 'node-c, added back, recording cameras again');
+    await waitUntil(async () => onNode(await camerasOf(fx), 'node-c').length > 0 && (await allRecording(fx)), 90_000, 'node-c, added back, recording cameras again').catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await nodeUrls(fx)}\nnode-c's recorder, last lines:\n${fx.pods.get('node-c')?.proc.output().slice(-4000) ?? ''}`);
+    });
     const victims = onNode(await camerasOf(fx), 'node-a');
     assert.ok(victims.length > 0);
     const killedAt = Date.now();
-    fx.pods.get('node-a')?.proc.signal('SIGKILL');
+    fx.loseNode('node-a');
     await waitAllRecording(fx, ['node-a'], 45_000, 'node-a’s cameras recording elsewhere');
     const after = await camerasOf(fx);
     assert.ok(onNode(after, 'node-c').length > 0, 'node-c still records');
-    // node-a comes back with its disks: its open file is repaired and indexed; nothing moves back.
-    await fx.startPod('node-a');
+    // node-a comes back with its disks (the kubelet restarts its recorder): its open file is repaired and indexed; nothing moves back.
+    await fx.reviveNode('node-a');
     await sleep(6000);
     assert.deepEqual(onNode(await camerasOf(fx), 'node-a'), [], 'a node that comes back takes nothing back');
     for (const name of victims) {
@@ -250,14 +254,14 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
   await t.test('the leader operator killed during a failover: the failover still completes within 20 s', async (st) => {
     const victims = onNode(await camerasOf(fx), 'node-b');
     const killedAt = Date.now();
-    fx.pods.get('node-b')?.proc.signal('SIGKILL');
+    fx.loseNode('node-b');
     await sleep(8000);
     const leader = ((await fx.api('node-c', '/cluster/metrics')).body as { leader: string | null }).leader;
     assert.ok(leader !== null && fx.operators.has(leader), `/cluster/metrics names a running operator as leader (${leader})`);
     st.diagnostic(`node-b killed; leader ${leader} killed ${Date.now() - killedAt} ms later`);
     fx.operators.get(leader)?.child.kill('SIGKILL');
     await waitAllRecording(fx, ['node-b'], 45_000, 'node-b’s cameras recording elsewhere');
-    await fx.startPod('node-b');
+    await fx.reviveNode('node-b');
     await fx.startOperator(leader);
     await sleep(4000);
     for (const name of victims) {
@@ -269,12 +273,10 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
 
   await t.test('a recorder cut off from the API keeps recording; the others take its cameras 15–20 s later; it stops its duplicates when the link returns', async (st) => {
     const node = 'node-c';
-    const pod = fx.pods.get(node);
-    assert.ok(pod !== undefined);
     const cutOff = onNode(await camerasOf(fx), node);
     assert.ok(cutOff.length > 0, 'node-c records something');
     const cutAt = Date.now();
-    fx.cluster.controlPlane.faults.cutOff(pod.apiToken, 'refuse');
+    fx.cutOff(node);
     await waitUntil(async () => onNode(await camerasOf(fx), node).length === 0, 40_000, 'its cameras reassigned');
     const movedAfterMs = Date.now() - cutAt;
     st.diagnostic(`cut off: cameras reassigned ${movedAfterMs} ms after the cut`);
@@ -287,7 +289,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
       const ready = await fx.api(node, '/api/health/ready');
       return ready.status === 503 && ((ready.body as { failed?: string[] }).failed ?? []).includes('cluster_store');
     }, 15_000, 'readiness 503 naming cluster_store');
-    fx.cluster.controlPlane.faults.restore(pod.apiToken);
+    fx.reconnect(node);
     await waitUntil(async () => (await fx.api(node, '/api/health/ready')).status === 200, 15_000, 'ready again once the API answers');
     await waitUntil(async () => ((await fx.api(node, '/api/cameras')).body as Array<{ node: string }>).every((c) => c.node !== node), 15_000, 'it stops its duplicates');
     for (const name of cutOff) {
@@ -296,9 +298,9 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     }
   });
 
-  await t.test('two of three recorders killed: nothing moves, the survivor keeps recording, /cluster/metrics says quorum: false', async () => {
+  await t.test('two of three nodes lost: nothing moves, the survivor keeps recording, /cluster/metrics says quorum: false', async () => {
     const survivor = 'node-a';
-    for (const n of ['node-b', 'node-c']) fx.pods.get(n)?.proc.signal('SIGKILL');
+    for (const n of ['node-b', 'node-c']) fx.loseNode(n);
     // Their heartbeats were renewed up to 2 s apart: while only the first is silent the cluster still has its
     // majority and may move that node's cameras. From the moment the second is silent, nothing may move.
     await waitUntil(async () => ((await fx.api(survivor, '/cluster/metrics')).body as { quorum: boolean }).quorum === false, 30_000, '/cluster/metrics says quorum: false');
@@ -313,7 +315,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     for (const n of ['node-b', 'node-c']) assert.equal((await fx.api(survivor, '/cluster/remove-node', { method: 'POST', body: { node_name: n } })).status, 200);
     await waitAllRecording(fx, ['node-b', 'node-c'], 30_000, 'every camera recording on the survivor');
     assert.equal(((await fx.api(survivor, '/cluster/metrics')).body as { quorum: boolean }).quorum, true);
-    for (const n of ['node-b', 'node-c']) await fx.startPod(n);
+    for (const n of ['node-b', 'node-c']) await fx.reviveNode(n);
     assert.equal((await fx.api(survivor, '/cluster/change-membership', { method: 'POST', body: { members: NODES } })).status, 200);
     await waitUntil(async () => ((await fx.api(survivor, '/cluster/metrics')).body as { nodes: Array<{ online: boolean; member: boolean }> }).nodes.every((n) => n.online && n.member), 20_000, 'all three members and online again');
   });
@@ -322,10 +324,11 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     const node = 'node-a';
     const mine = onNode(await camerasOf(fx), node);
     assert.ok(mine.length > 0, `${node} records something`);
-    await fx.pods.get(node)?.proc.stop();
-    const pod = await fx.startPod(node, { apiCutOff: true });
+    // The API out of reach first, then the recorder's process ends and the kubelet starts it again (restartPolicy Always).
+    fx.cutOff(node);
+    await fx.restartRecorder(node);
     for (const name of mine) await waitUntil(async () => (await fx.api(node, `/api/archive/${name}/current`)).status === 200, 12_000, `${name} recording from the cache`);
-    fx.cluster.controlPlane.faults.restore(pod.apiToken);
+    fx.reconnect(node);
     await waitAllRecording(fx, [], 40_000, 'every camera recording once the API answers');
   });
 
@@ -343,14 +346,14 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
       const local = ((await fx.api(node, '/api/cameras')).body as Array<{ id: string; node: string; url: string | null }>).filter((c) => c.url === null).map((c) => c.id).sort();
       return JSON.stringify(local) === JSON.stringify(mine);
     }, 40_000, `${node} records exactly its assignment, no move in flight`);
-    fx.cluster.controlPlane.faults.cutOff(pod.apiToken, 'refuse');
+    fx.cutOff(node);
     assert.equal((await fx.api(node, '/cluster/leave', { method: 'POST', body: {} })).status, 503, 'without force the API is needed');
     const forced = await fx.api(node, '/cluster/leave', { method: 'POST', body: { force: true } });
     assert.equal(forced.status, 200, JSON.stringify(forced.body));
     assert.deepEqual(forced.body, { status: 'ok', node_name: node, handed_over: 0, stopped_without_handover: mine.length });
     assert.deepEqual(((await fx.api(node, '/api/cameras')).body as Array<{ node: string }>).filter((c) => c.node === node), [], 'it records nothing');
     assert.equal(existsSync(join(pod.hostPaths['/var/lib/vigil/data'] ?? '', `node_${node}`)), false, 'cluster state erased');
-    fx.cluster.controlPlane.faults.restore(pod.apiToken);
+    fx.reconnect(node);
     // Once the API answers it records its leave (member false, vigil.io/left) rather than coming back by itself.
     await waitUntil(async () => {
       const rn = (await fx.cluster.recorderNodes()).find((r) => r.metadata.name === node);
@@ -359,6 +362,29 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     // Removed separately once the API answers, as the spec says; its cameras move at once (it is silent).
     assert.equal((await fx.api('node-b', '/cluster/remove-node', { method: 'POST', body: { node_name: node } })).status, 200);
     await waitAllRecording(fx, [node], 40_000, 'its cameras recording elsewhere');
+  });
+
+  await t.test('a recorder killed -9 on a live node: the kubelet restarts it at once (restartCount and exit 137 in the Pod status), its cameras stay and record again', async () => {
+    const node = 'node-b';
+    let mine: string[] = [];
+    await waitUntil(async () => {
+      const cams = await camerasOf(fx);
+      mine = onNode(cams, node);
+      // Balanced (no rebalancing move to come: that needs a member with two fewer) and no move in flight.
+      const balanced = Math.abs(mine.length - onNode(cams, 'node-c').length) <= 1;
+      return mine.length > 0 && balanced && [...cams.values()].every((c) => c.status?.handoverFrom === undefined) && (await allRecording(fx, ['node-a']));
+    }, 90_000, `${node} recording its share of the cameras, no move in flight`);
+    const podName = fx.pods.get(node)?.podName ?? '';
+    const recorderStatus = async () => (await fx.cluster.core.readNamespacedPod({ name: podName, namespace: fx.cluster.namespace })).status?.containerStatuses?.find((c) => c.name === 'recorder');
+    const restartsBefore = (await recorderStatus())?.restartCount ?? 0;
+    await fx.restartRecorder(node, 'SIGKILL');
+    await waitUntil(async () => {
+      const s = await recorderStatus();
+      return s?.restartCount === restartsBefore + 1 && s.lastState?.terminated?.exitCode === 137 && s.state?.running !== undefined && s.ready === true;
+    }, 60_000, 'the Pod status: restarted once more after exit 137, running and Ready');
+    for (const name of mine) await waitUntil(async () => (await fx.api(node, `/api/archive/${name}/current`)).status === 200, 30_000, `${name} recording again on ${node}`);
+    // Restarted within seconds, its heartbeat never went stale: nothing moved.
+    assert.deepEqual(onNode(await camerasOf(fx), node), mine, 'its cameras stayed');
   });
 
   await t.test('the cameras’ password (from a Secret) is in no log line and no answer', () => {

@@ -1,5 +1,5 @@
 // Every metric the shipped alerts and dashboard read (helm/vigil/files, packaging/monitoring) is exported by a running
-// recorder (cluster mode with TLS and a database, a camera recording) or by the leading operator, on the emulated API.
+// recorder (cluster mode with TLS and a database, a camera recording) or by the leading operator, on the real control plane.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';

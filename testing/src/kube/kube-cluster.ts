@@ -5,7 +5,7 @@ import type { TestContext } from 'node:test';
 import { ok, type CommandResult } from '../command.js';
 import { waitUntil } from '../processes.js';
 import { runHelm, runKubectl } from './cli-runner.js';
-import { startControlPlane, type ControlPlane } from './control-plane/control-plane.js';
+import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from './control-plane/control-plane.js';
 import { tempDir } from '../temp-dir.js';
 
 export { ok, runCommand, type CommandResult } from '../command.js';
@@ -28,7 +28,7 @@ export interface KubeCluster {
 }
 
 /** Starts a control plane for the test (stopped when it ends) with kubectl and helm runners that use its admin kubeconfig. */
-export async function startKubeCluster(t: TestContext, opts: { nodeMonitorGracePeriodSeconds?: number } = {}): Promise<KubeCluster> {
+export async function startKubeCluster(t: TestContext, opts: ControlPlaneOptions = {}): Promise<KubeCluster> {
   const dir = await tempDir(t, 'vigil-kube-cluster-');
   const controlPlane = await startControlPlane(dir, opts);
   t.after(() => controlPlane.close());

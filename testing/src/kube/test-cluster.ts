@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { ok } from '../command.js';
 import { startKubeCluster } from './kube-cluster.js';
 import type { ControlPlane } from './control-plane/control-plane.js';
+import type { ContainerImages } from './kubelet/container-images.js';
 import { waitUntil } from '../processes.js';
 import { provisionRecorderIdentity } from './recorder-identity.js';
 
@@ -84,11 +85,13 @@ export interface TestClusterOptions {
   settingsYaml?: string;
   /** The recorder ConfigMap's config.yaml (default: cluster mode on). */
   recorderConfigYaml?: string;
+  /** What the kubelet runs for each container image (others run as placeholders). */
+  images?: ContainerImages;
 }
 
 /** Starts a control plane with the CRDs, a namespace, the recorder ConfigMap and both ServiceAccounts with the chart's RBAC. */
 export async function startTestCluster(t: TestContext, opts: TestClusterOptions = {}): Promise<TestCluster> {
-  const kube = await startKubeCluster(t);
+  const kube = await startKubeCluster(t, opts.images === undefined ? {} : { images: opts.images });
   const { controlPlane, dir } = kube;
   const adminKubeconfig = kube.kubeconfig;
   const namespace = opts.namespace ?? 'vigil';

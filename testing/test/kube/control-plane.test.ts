@@ -1,5 +1,5 @@
 // The tests' control plane itself: kube-apiserver answers as v1.35.4 with the administrator's certificate; a Node gets
-// Ready from the loopback kubelet and its Pods run; a Pod's graceful deletion ends; a silenced node is marked Unknown
+// Ready from the process kubelet and its Pods run (an unmapped image as a placeholder); a Pod's graceful deletion ends; a silenced node is marked Unknown
 // and tainted by kube-controller-manager's node lifecycle controller; the fault proxy cuts one token off and back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import { startControlPlane } from '../../src/kube/control-plane/control-plane.js
 import { waitUntil } from '../../src/processes.js';
 import { tempDir } from '../../src/temp-dir.js';
 
-test('kube-apiserver, kube-controller-manager and the loopback kubelet behave as a cluster', { timeout: 180_000 }, async (t) => {
+test('kube-apiserver, kube-controller-manager and the process kubelet behave as a cluster', { timeout: 180_000 }, async (t) => {
   const controlPlane = await startControlPlane(await tempDir(t, 'vigil-control-plane-'), { nodeMonitorGracePeriodSeconds: 6 });
   t.after(() => controlPlane.close());
   t.diagnostic(`up in ${controlPlane.startMs} ms`);

@@ -1,5 +1,5 @@
 // The tests' Kubernetes control plane: real etcd, kube-apiserver and kube-controller-manager built from upstream
-// (scripts/build-control-plane.sh), the loopback kubelet, and the fault proxy that every token-bearing client goes
+// (scripts/build-control-plane.sh), the process kubelet, and the fault proxy that every token-bearing client goes
 // through. One per test (its own etcd, its own folder): cluster-scoped objects such as Nodes, RecorderNodes and CRDs
 // never leak from one test into another.
 import { writeFile } from 'node:fs/promises';
@@ -12,8 +12,9 @@ import { waitForFixture } from '../../fixture-process.js';
 import { startControllerManager } from './controller-manager.js';
 import { startEtcd } from './etcd.js';
 import { startKubeApiserver } from './kube-apiserver.js';
-import { startLoopbackKubelet, type LoopbackKubeletControls } from './loopback-kubelet.js';
 import { createControlPlanePki } from './pki.js';
+import type { ContainerImages } from '../kubelet/container-images.js';
+import { startProcessKubelet, type ProcessKubeletControls } from '../kubelet/process-kubelet.js';
 
 export interface KubeconfigOptions {
   /** A bearer token (through the fault proxy); none: the administrator's client certificate, straight to the API server. */
@@ -33,10 +34,10 @@ export interface ControlPlane {
   readonly adminToken: string;
   /** kube-apiserver's audit log (JSON lines, one per answered request). */
   readonly auditLogPath: string;
-  /** Milliseconds from the first process started until the API answered and the kubelet stand-in ran. */
+  /** Milliseconds from the first process started until the API answered and the kubelet ran. */
   readonly startMs: number;
   readonly faults: ApiFaults;
-  readonly kubelet: LoopbackKubeletControls;
+  readonly kubelet: ProcessKubeletControls;
   /** fetch() that trusts the control plane's CA. */
   fetch(path: string, init?: UndiciRequestInit): Promise<UndiciResponse>;
   writeKubeconfig(path: string, o?: KubeconfigOptions): Promise<void>;
@@ -55,7 +56,13 @@ function kubeconfigYaml(server: string, caPem: string, user: object, namespace: 
 }
 
 /** Starts a control plane in `dir` (a folder the caller removes); close() stops every process it started. */
-export async function startControlPlane(dir: string, opts: { nodeMonitorGracePeriodSeconds?: number } = {}): Promise<ControlPlane> {
+export interface ControlPlaneOptions {
+  nodeMonitorGracePeriodSeconds?: number;
+  /** What the kubelet runs for each container image (others run as placeholders). */
+  images?: ContainerImages;
+}
+
+export async function startControlPlane(dir: string, opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const started = Date.now();
   const binaries = await controlPlaneBinaries();
   const stops: Array<() => Promise<void> | void> = [];
@@ -77,9 +84,9 @@ export async function startControlPlane(dir: string, opts: { nodeMonitorGracePer
     const adminUser = { 'client-certificate': pki.adminCertFile, 'client-key': pki.adminKeyFile };
     const adminKubeconfig = join(dir, 'admin.kubeconfig');
     await writeFile(adminKubeconfig, kubeconfigYaml(apiserver.url, pki.caPem, adminUser, undefined));
-    const controllerManager = startControllerManager({ binary: binaries.kubeControllerManager, kubeconfig: adminKubeconfig, pki, ...opts });
+    const controllerManager = startControllerManager({ binary: binaries.kubeControllerManager, kubeconfig: adminKubeconfig, pki, ...(opts.nodeMonitorGracePeriodSeconds === undefined ? {} : { nodeMonitorGracePeriodSeconds: opts.nodeMonitorGracePeriodSeconds }) });
     stops.push(() => controllerManager.stop());
-    const kubelet = startLoopbackKubelet(adminKubeconfig);
+    const kubelet = startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: proxy.url, caPem: pki.caPem }, faults: proxy, ...(opts.images === undefined ? {} : { images: opts.images }) });
     stops.push(() => kubelet.stop());
 
     const kc = new KubeConfig();

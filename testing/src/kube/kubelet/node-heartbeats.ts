@@ -1,0 +1,69 @@
+// A kubelet's heartbeats for its Node: the Node's status (Ready, addresses, capacity, node info) and its Lease in
+// kube-node-lease, renewed every few seconds. Silence them and kube-controller-manager's node lifecycle controller
+// marks the Node Unknown and taints it, as it does a dead machine.
+import { PatchStrategy, setHeaderOptions, type CoordinationV1Api, type CoreV1Api, type V1Node } from '@kubernetes/client-node';
+
+const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+export const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+function wholeSeconds(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000);
+}
+
+async function postNodeStatus(core: CoreV1Api, node: V1Node): Promise<void> {
+  const name = node.metadata?.name ?? '';
+  const now = wholeSeconds();
+  const condition = (type: string, status: string, reason: string, message: string): object => ({ type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: node.status?.conditions?.find((c) => c.type === type && c.status === status)?.lastTransitionTime ?? now });
+  await core.patchNodeStatus({
+    name,
+    body: {
+      status: {
+        conditions: [
+          condition('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
+          condition('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
+          condition('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
+          condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
+        ],
+        addresses: [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: name }],
+        capacity: { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' },
+        allocatable: { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' },
+        nodeInfo: { kubeletVersion: 'v1.35.4', kubeProxyVersion: '', containerRuntimeVersion: 'vigil-process://1', operatingSystem: 'linux', architecture: 'amd64', osImage: 'loopback', kernelVersion: '', machineID: '', systemUUID: '', bootID: '' },
+      },
+    },
+  }, MERGE);
+}
+
+async function renewLease(coordination: CoordinationV1Api, node: V1Node): Promise<void> {
+  const name = node.metadata?.name ?? '';
+  const renewTime = new Date();
+  try {
+    await coordination.patchNamespacedLease({ name, namespace: NODE_LEASE_NAMESPACE, body: { spec: { holderIdentity: name, renewTime } } }, MERGE);
+  } catch (err) {
+    if ((err as { code?: number }).code !== 404) throw err;
+    await coordination.createNamespacedLease({
+      namespace: NODE_LEASE_NAMESPACE,
+      body: { metadata: { name, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata?.uid ?? '' }] }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime } },
+    });
+  }
+}
+
+/** Beats for the Nodes given to beat(): a Node's status and Lease at most every `intervalMs` (at once while not Ready). */
+export class NodeHeartbeats {
+  private readonly last = new Map<string, number>();
+
+  constructor(private readonly core: CoreV1Api, private readonly coordination: CoordinationV1Api, private readonly intervalMs: number) {}
+
+  async beat(node: V1Node): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';
+    if (ready && Date.now() - (this.last.get(name) ?? 0) < this.intervalMs) return;
+    await postNodeStatus(this.core, node);
+    await renewLease(this.coordination, node);
+    this.last.set(name, Date.now());
+  }
+
+  /** The next beat of `name` comes at once. */
+  forget(name: string): void {
+    this.last.delete(name);
+  }
+}
