@@ -1,7 +1,7 @@
 // On-demand reads of what this node does not watch: another node's Camera (where a request for it is sent), every
 // Camera (/api/cameras), every Lease (/cluster/metrics) and the operator's (its silence rule, for readiness). A burst of requests shares one API call (answers
 // are kept for a second or two), and while the API cannot be reached the last answer stands in.
-import { DEFAULT_NODE_SILENCE_SECONDS, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME } from '@vigil/crds';
+import { DEFAULT_NODE_SILENCE_SECONDS, nodeLeaseName, NODE_SILENCE_ANNOTATION, OPERATOR_LEASE_NAME } from '@vigil/crds';
 import { Resources, silenceMsOf, type KubeClient, type Lease } from '@vigil/kube';
 import type { Clock } from '../util/clock.js';
 import type { CameraObject } from './cluster-view.js';
@@ -50,6 +50,7 @@ export class ClusterLookups {
   readonly #allCameras: ReadThrough<CameraObject[]>;
   readonly #leases: ReadThrough<Lease[]>;
   readonly #operatorLease: ReadThrough<Lease | undefined>;
+  readonly #nodeLeases: ReadThrough<Lease | undefined>;
 
   constructor(
     private readonly client: KubeClient,
@@ -60,6 +61,13 @@ export class ClusterLookups {
     this.#allCameras = new ReadThrough(clock);
     this.#leases = new ReadThrough(clock);
     this.#operatorLease = new ReadThrough(clock);
+    this.#nodeLeases = new ReadThrough(clock);
+  }
+
+  /** A node's heartbeat Lease (what it reports: its URL from its first renewal), undefined when there is none or the API is away. */
+  nodeLease(node: string): Promise<Lease | undefined> {
+    const name = nodeLeaseName(node);
+    return this.#nodeLeases.read(name, () => this.client.get<Lease>(Resources.leases, this.namespace, name, { timeoutMs: 3000 })).catch(() => undefined);
   }
 
   /** The Camera resource, undefined when there is none (a failed read with nothing remembered throws). */

@@ -1,5 +1,5 @@
 // clusterLocator: a camera recorded here is local; one another node records is remote at that node's URL (its
-// RecorderNode status, else the Camera's url) — even on the old side of a move. The node's caches hold only the cameras
+// heartbeat's report first, its RecorderNode status next, the Camera's url last) — even on the old side of a move. The node's caches hold only the cameras
 // it records or hands over; any other camera is looked up in the API when asked for.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -32,8 +32,8 @@ test('local, remote at the owner\'s reported or known URL, unknown; the old side
   const locator = clusterLocator(n.view, new ClusterLookups(n.client, n.cluster.namespace, systemClock), registry, 'node-a');
   assert.deepEqual(await locator.locate('here'), { kind: 'local' });
   assert.deepEqual(await locator.locate('there'), { kind: 'remote', node: 'node-b', url: 'http://b.status:9997', publicUrl: 'https://b.vigil.example.com' });
-  // Recorded here until node-c reports Recording, but node-c is its owner: callers go there.
-  assert.deepEqual(await locator.locate('moving'), { kind: 'remote', node: 'node-c', url: 'http://c.stale:9997', publicUrl: 'https://c.stale.example.com' });
+  // Recorded here until node-c reports Recording, but node-c is its owner: callers go there, to where it reports it is.
+  assert.deepEqual(await locator.locate('moving'), { kind: 'remote', node: 'node-c', url: 'http://c.reported:9997', publicUrl: undefined });
   assert.deepEqual(await locator.locate('pending'), { kind: 'unknown' });
   assert.deepEqual(await locator.locate('orphan'), { kind: 'remote', node: 'node-z', url: 'http://z.camera:9997', publicUrl: undefined });
   assert.deepEqual(await locator.locate('never-heard-of'), { kind: 'unknown' });
