@@ -30,6 +30,9 @@ import type { LabelMatcher } from './controllers/label-selector.js';
 import { MANAGED_BY, NODE_ANNOTATION } from './desired/names.js';
 import { recorderClusterBindingName } from './desired/recorder-identity.js';
 
+/** Nodes each per-node controller (RecorderNode, identity, Pod, status) works on at once. */
+const PER_NODE_WORKERS = 4;
+
 export interface OperatorOptions {
   client: KubeClient;
   namespace: string;
@@ -103,11 +106,12 @@ export class Operator {
     const controller = (name: string, reconcile: ConstructorParameters<typeof Controller>[2], workers: number) =>
       new Controller(name, new WorkQueue(clock), reconcile, log.child({ controller: name }), opts.metrics, workers);
     this.controllers = {
-      recorderNodes: controller('recordernode', reconcileRecorderNodeFor(ctx), 1),
-      identity: controller('recorderidentity', reconcileRecorderIdentityFor(ctx), 2),
-      // One worker: the rolling gate decides for the whole cluster, so two nodes must never be decided at once.
-      pods: controller('recorderpod', reconcileRecorderPodsFor(ctx, templates), 1),
-      nodeStatus: controller('recordernodestatus', reconcileRecorderNodeStatusFor(ctx, templates), 2),
+      // Per-node controllers work on PER_NODE_WORKERS nodes at once: a cold start of 200 nodes makes 200 identities
+      // and Pods. The rolling gate inside the Pod controller still decides one node at a time.
+      recorderNodes: controller('recordernode', reconcileRecorderNodeFor(ctx), PER_NODE_WORKERS),
+      identity: controller('recorderidentity', reconcileRecorderIdentityFor(ctx), PER_NODE_WORKERS),
+      pods: controller('recorderpod', reconcileRecorderPodsFor(ctx, templates), PER_NODE_WORKERS),
+      nodeStatus: controller('recordernodestatus', reconcileRecorderNodeStatusFor(ctx, templates), PER_NODE_WORKERS),
       // One worker: two requests (from two nodes) about the same members are carried out one after the other.
       membership: controller('membership', reconcileMembershipRequestsFor(ctx), 1),
       assignment: controller('assignment', reconcileAssignmentFor(ctx, this.credentials), 1),

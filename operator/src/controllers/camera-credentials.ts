@@ -9,7 +9,7 @@ import { credentialsByNode, desiredNodeCredentialsSecret, reservedSecrets, type 
 import { MANAGED_BY, NODE_ANNOTATION, recorderName } from '../desired/names.js';
 import { isOwnedBy, ownerOf } from '../desired/owner.js';
 import { templateHashOf } from '../desired/pod.js';
-import { forEachLimited } from '../runtime/concurrency.js';
+import { forEachLimited, SerialSection } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { credentialSecretOf } from './camera-checks.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';
@@ -38,7 +38,8 @@ function sameData(a: Record<string, string> | undefined, b: Record<string, strin
 export class NodeCredentials {
   readonly #reserved: ReservedSecrets;
   readonly #holds = new Set<PlannedRecorders>();
-  #serial: Promise<unknown> = Promise.resolve();
+  /** One write pass at a time (the assignment's and the controller's), so each computes from the other's result. */
+  readonly #writePasses = new SerialSection();
 
   /** `requestSync` queues a `sync` (after a hold is released: what a move took away from the node it left). */
   constructor(
@@ -51,7 +52,7 @@ export class NodeCredentials {
 
   /** Writes every node's Secret as the Camera statuses (and the moves being written) say; the controller's pass. */
   sync(signal: AbortSignal): Promise<ReconcileResult | void> {
-    return this.#exclusive(async () => {
+    return this.#writePasses.run(async () => {
       const failures = await this.#writeAll(signal);
       if (failures[0] !== undefined) throw failures[0].err;
       if (!(await this.#retireShared(signal))) return { requeueAfterMs: RETIRE_RETRY_MS };
@@ -68,20 +69,13 @@ export class NodeCredentials {
     if (planned.size === 0) return write(new Set());
     this.#holds.add(planned);
     try {
-      const failures = await this.#exclusive(() => this.#writeAll(signal));
+      const failures = await this.#writePasses.run(() => this.#writeAll(signal));
       for (const f of failures) this.ctx.log.warn({ node: f.node, err: (f.err as Error).message }, 'cannot write the node\'s camera credentials Secret; its new cameras wait');
       return await write(new Set(failures.map((f) => f.node)));
     } finally {
       this.#holds.delete(planned);
       this.requestSync();
     }
-  }
-
-  /** One write pass at a time (the assignment's and the controller's), so each computes from the other's result. */
-  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#serial.then(fn, fn);
-    this.#serial = run.catch(() => undefined);
-    return run;
   }
 
   #heldFor(camera: Camera): string[] {

@@ -3,13 +3,14 @@
 // update or delete no other ClusterRoleBinding of the cluster (kubernetes.md "Least privilege").
 import { isDerivedFrom, Resources, type Binding } from '@vigil/kube';
 import { recorderClusterBindingName, recorderClusterBindingSubjects } from '../desired/recorder-identity.js';
+import { SerialSection } from '../runtime/concurrency.js';
 import type { ControllerContext } from './context.js';
 
 /** Writes the binding's subjects when they differ; false when the binding does not exist (logged once until it does). */
 export function recorderClusterBindingKeeper(ctx: ControllerContext): (signal: AbortSignal) => Promise<boolean> {
   let reportedMissing = false;
   // One write at a time: every node's reconcile keeps this one binding, and two at once would race (409) on it.
-  let previous: Promise<unknown> = Promise.resolve();
+  const oneAtATime = new SerialSection();
   const keepOnce = async (signal: AbortSignal): Promise<boolean> => {
     const name = recorderClusterBindingName(ctx.settings);
     const have = ctx.caches.clusterRoleBindings.get(name);
@@ -27,11 +28,7 @@ export function recorderClusterBindingKeeper(ctx: ControllerContext): (signal: A
     ctx.log.info({ clusterrolebinding: name, subjects: want.length }, 'recorder ClusterRoleBinding subjects updated');
     return true;
   };
-  return (signal) => {
-    const run = previous.then(() => keepOnce(signal));
-    previous = run.catch(() => undefined);
-    return run;
-  };
+  return (signal) => oneAtATime.run(() => keepOnce(signal));
 }
 
 /** Whether the node's ServiceAccount is a subject of the recorder ClusterRoleBinding (part of a complete identity). */

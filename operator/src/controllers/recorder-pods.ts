@@ -1,13 +1,14 @@
 // One recorder Pod, one Service and (with a host template) one Ingress per RecorderNode, each owned by the release's
 // recorder ConfigMap (helm uninstall removes them without an operator); a Pod the API refuses is reported on the
-// RecorderNode and retried with backoff; a changed Pod template is rolled one node at a time: the next Pod is replaced
-// only when every rolled Pod is Ready and its node online.
+// RecorderNode and retried with backoff; a changed Pod template is rolled one node at a time, in name order: the next
+// Pod is replaced only when every rolled Pod is Ready and its node online.
 import { nodeLeaseName, nodeNameOf, type OwnerReference, type RecorderNode } from '@vigil/crds';
 import { isDerivedFrom, isForbidden, isInvalid, isNotFound, Resources, type ApiError, type Ingress, type Service, isOnline } from '@vigil/kube';
 import { NODE_ANNOTATION, RECORDER_LABEL, recorderName } from '../desired/names.js';
 import { isOwnedBy } from '../desired/owner.js';
 import { isPodReady, templateHashOf } from '../desired/pod.js';
 import { desiredIngress, desiredService } from '../desired/service.js';
+import { SerialSection } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';
 import { reportPodCreated } from './pod-created-condition.js';
@@ -17,7 +18,7 @@ import { adopt, namespacedOwner } from './release-owner.js';
 
 const WAIT_MS = 1000;
 
-/** Why node `name` may not be rolled now (another node's roll is unfinished), or undefined when it may. */
+/** Why node `name` may not be rolled now (another node's roll is unfinished, or one before it by name has not rolled), or undefined when it may. */
 export function rollBlocker(ctx: ControllerContext, templates: PodTemplates, name: string): string | undefined {
   const now = ctx.clock.now();
   for (const other of ctx.caches.recorderNodes.list()) {
@@ -25,7 +26,11 @@ export function rollBlocker(ctx: ControllerContext, templates: PodTemplates, nam
     if (otherName === name || other.metadata.deletionTimestamp) continue;
     const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(nodeNameOf(other))));
     if (!pod || pod.metadata.deletionTimestamp) return `the Pod of ${otherName} is being replaced`;
-    if (templateHashOf(pod) !== templates.hashFor(other)) continue; // not rolled yet: waits its turn
+    if (templateHashOf(pod) !== templates.hashFor(other)) {
+      // Not rolled yet: nodes roll in name order, whichever worker gets here first.
+      if (otherName < name) return `${otherName} rolls first`;
+      continue;
+    }
     if (!isPodReady(pod)) return `the new Pod of ${otherName} is not Ready yet`;
     if (!isOnline(ctx.caches.leases.get(nsKey(ctx, nodeLeaseName(otherName))), now, ctx.nodeSilenceMs)) return `${otherName} is not online yet`;
   }
@@ -97,6 +102,7 @@ async function cleanUp(ctx: ControllerContext, name: string, signal: AbortSignal
 }
 
 export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodTemplates) {
+  const rolling = new SerialSection();
   return async (name: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const rn = ctx.caches.recorderNodes.get(name);
     if (!rn || rn.metadata.deletionTimestamp) return cleanUp(ctx, name, signal);
@@ -124,19 +130,28 @@ export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodT
       if (adopted) ctx.caches.pods.upsert(adopted as typeof have);
     }
     if (templateHashOf(have) === templateHashOf(want)) return;
-    const blocker = rollBlocker(ctx, templates, name);
-    if (blocker) {
-      ctx.log.debug({ node: name, blocker }, 'template change waits');
-      return { requeueAfterMs: 2 * WAIT_MS };
-    }
-    ctx.events.normal(rn, 'Rolling', `replacing Pod ${podName}: template ${templateHashOf(have) ?? '(none)'} → ${templateHashOf(want)}`);
-    try {
-      await ctx.client.delete(Resources.pods, ctx.namespace, podName, { signal, uid: have.metadata.uid });
-    } catch (err) {
-      if (!isNotFound(err)) throw err;
-    }
-    // Mark it gone from the rolling gate's view until the watch says what happened.
-    ctx.caches.pods.upsert({ ...have, metadata: { ...have.metadata, deletionTimestamp: new Date(ctx.clock.now()).toISOString() } });
-    return { requeueAfterMs: WAIT_MS };
+    // The gate decides for the whole cluster: two workers never decide two nodes' rolls at once.
+    return rolling.run(() => roll(ctx, templates, rn, podName, templateHashOf(want), signal));
   };
+}
+
+/** Replaces the node's Pod if the rolling gate lets it (called one node at a time). */
+async function roll(ctx: ControllerContext, templates: PodTemplates, rn: RecorderNode, podName: string, wantHash: string | undefined, signal: AbortSignal): Promise<ReconcileResult> {
+  const name = rn.metadata.name ?? '';
+  const have = ctx.caches.pods.get(nsKey(ctx, podName));
+  if (!have || have.metadata.deletionTimestamp || templateHashOf(have) === wantHash) return { requeueAfterMs: WAIT_MS };
+  const blocker = rollBlocker(ctx, templates, name);
+  if (blocker) {
+    ctx.log.debug({ node: name, blocker }, 'template change waits');
+    return { requeueAfterMs: 2 * WAIT_MS };
+  }
+  ctx.events.normal(rn, 'Rolling', `replacing Pod ${podName}: template ${templateHashOf(have) ?? '(none)'} → ${wantHash}`);
+  try {
+    await ctx.client.delete(Resources.pods, ctx.namespace, podName, { signal, uid: have.metadata.uid });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+  }
+  // Mark it gone from the rolling gate's view until the watch says what happened.
+  ctx.caches.pods.upsert({ ...have, metadata: { ...have.metadata, deletionTimestamp: new Date(ctx.clock.now()).toISOString() } });
+  return { requeueAfterMs: WAIT_MS };
 }

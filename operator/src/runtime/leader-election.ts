@@ -139,6 +139,18 @@ export class LeaderElector {
       renewTime: toMicroTime(now),
       leaseTransitions: (lease?.spec?.leaseTransitions ?? 0) + (lease && lease.spec?.holderIdentity !== identity ? 1 : 0),
     });
+    // The leader first writes over the Lease its last renewal returned: one request per renewal, as client-go's
+    // optimistic renewal. Anything else (a conflict, a refusal) falls back to reading the Lease.
+    const mine = this.observed?.lease;
+    if (this.leading && mine?.spec?.holderIdentity === identity) {
+      try {
+        this.renewed(await store.update({ ...mine, spec: spec(mine) }, signal));
+        return true;
+      } catch (err) {
+        if (signal.aborted) return false;
+        this.opts.log.debug({ err: (err as Error).message }, 'leader Lease: renewal over the last copy failed; reading it');
+      }
+    }
     try {
       const current = await store.get(signal);
       if (!current) {

@@ -10,7 +10,9 @@ class MemoryLeaseStore implements LeaseStore {
   lease: Lease | undefined;
   rv = 0;
   failing = false;
+  reads = 0;
   async get() {
+    this.reads++;
     if (this.failing) throw new Error('API unreachable');
     return this.lease ? structuredClone(this.lease) : undefined;
   }
@@ -106,6 +108,28 @@ test('a leader that cannot renew within the renew deadline loses leadership (and
   assert.equal(result, 'lost');
   assert.equal(a.isLeader(), false);
   // it stopped at most 4 s after its last renewal; a standby could take over only 6 s after it
+});
+
+test('the leader renews with one write over its last copy; a conflict (another writer) makes it read the Lease again', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore();
+  const a = elector('a', store, clock);
+  assert.equal(await a.acquire(new AbortController().signal), true);
+  const stop = new AbortController();
+  const outcome = a.renewUntilLost(stop.signal);
+  const readsAtStart = store.reads;
+  for (let i = 0; i < 10; i++) await clock.advance(1000);
+  assert.equal(Number(store.lease?.metadata.resourceVersion), 11, 'ten renewals were written');
+  assert.equal(store.reads, readsAtStart, 'none of them read the Lease first');
+  // Someone else wrote the Lease (kubectl annotate, say): the next renewal conflicts, reads, and writes again.
+  store.lease = { ...store.lease!, metadata: { ...store.lease!.metadata, resourceVersion: String(++store.rv) } };
+  await clock.advance(1000);
+  assert.equal(store.reads, readsAtStart + 1);
+  assert.equal(store.lease?.spec?.holderIdentity, 'a');
+  assert.equal(Number(store.lease?.metadata.resourceVersion), 13, 'renewed after the conflict');
+  assert.equal(a.isLeader(), true);
+  stop.abort();
+  assert.equal(await outcome, 'stopped');
 });
 
 test('renewUntilLost ends with "stopped" when asked to stop', async () => {

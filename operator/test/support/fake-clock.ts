@@ -13,12 +13,14 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       if (signal?.aborted) return resolve();
-      const entry = { at: this.t + ms, resolve };
-      this.sleepers.push(entry);
-      signal?.addEventListener('abort', () => {
+      const onAbort = () => {
         this.sleepers = this.sleepers.filter((s) => s !== entry);
         resolve();
-      }, { once: true });
+      };
+      // Woken by time, it lets go of the signal (as systemClock does): a long-lived signal collects no listeners.
+      const entry = { at: this.t + ms, resolve: () => (signal?.removeEventListener('abort', onAbort), resolve()) };
+      this.sleepers.push(entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 
