@@ -3,6 +3,7 @@
 // operator and every recorder share (who is online, a member, settled; quorum; what a heartbeat Lease reports).
 export * from './api/client.js';
 export * from './api/clock.js';
+export * from './api/concurrency.js';
 export * from './api/conflict-retry.js';
 export * from './api/informer.js';
 export * from './api/semantic-equality.js';

@@ -4,13 +4,12 @@
 // seconds, and keeps the quorum, members and cameras-by-phase metrics. A status that gives a node a camera is written
 // only after that node's credentials Secret has the camera's credentials (camera-credentials.ts).
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
-import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
+import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView, forEachLimited } from '@vigil/kube';
 import { planAssignment, type CameraDecision } from '../desired/assignment.js';
 import { recordingNodes } from '../desired/camera-credentials.js';
 import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus, type OwnedCameraStatus } from '../desired/camera-status.js';
 import { DEFAULT_PLAN_OPTIONS, isSettled } from '../desired/placement-rules.js';
 import { advertiseUrl } from '../desired/urls.js';
-import { forEachLimited } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import type { NodeCredentials, PlannedRecorders } from './camera-credentials.js';
 import { applyStatusInBatch, nsKey, type ControllerContext } from './context.js';

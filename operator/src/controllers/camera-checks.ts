@@ -3,12 +3,11 @@
 // The conditions are applied server-side under a field manager of their own, so the assignment's and the recorders'
 // status writes and these never drop each other's fields.
 import { CameraCondition } from '@vigil/crds';
-import { Resources, type Secret } from '@vigil/kube';
+import { Resources, type Secret, forEachLimited } from '@vigil/kube';
 import { checkCredentials, reservedSecrets } from '../desired/camera-credentials.js';
 import { checksChanged, desiredCheckConditions } from '../desired/camera-checks.js';
 import { findCondition } from '../desired/conditions.js';
 import { duplicateSources } from '../desired/duplicate-sources.js';
-import { forEachLimited } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { applyStatusInBatch, nsKey, type ControllerContext } from './context.js';
 

@@ -4,12 +4,11 @@
 // assignment pass, before it writes a status that gives a node a camera, adds the camera to that node's Secret and holds
 // it there until the status is written. Also deletes the Secret all recorders shared before, once no older recorder runs.
 import { CAMERA_CREDENTIALS_SECRET, Labels, nodeNameOf, type Camera, type RecorderNode } from '@vigil/crds';
-import { isNotFound, keyOf, Resources, type Secret } from '@vigil/kube';
+import { isNotFound, keyOf, Resources, type Secret, forEachLimited, SerialSection } from '@vigil/kube';
 import { credentialsByNode, desiredNodeCredentialsSecret, reservedSecrets, type ReservedSecrets } from '../desired/camera-credentials.js';
 import { MANAGED_BY, NODE_ANNOTATION, recorderName } from '../desired/names.js';
 import { isOwnedBy, ownerOf } from '../desired/owner.js';
 import { templateHashOf } from '../desired/pod.js';
-import { forEachLimited, SerialSection } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { credentialSecretOf } from './camera-checks.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';

@@ -1,9 +1,8 @@
 // The chart's recorder ClusterRoleBinding (desired/recorder-identity.ts): its subjects kept to every RecorderNode's
 // ServiceAccount. The chart makes the binding (without subjects); the operator may get and update it by name and may
 // update or delete no other ClusterRoleBinding of the cluster (kubernetes.md "Least privilege").
-import { isDerivedFrom, Resources, type Binding } from '@vigil/kube';
+import { isDerivedFrom, Resources, type Binding, SerialSection } from '@vigil/kube';
 import { recorderClusterBindingName, recorderClusterBindingSubjects } from '../desired/recorder-identity.js';
-import { SerialSection } from '../runtime/concurrency.js';
 import type { ControllerContext } from './context.js';
 
 /** Writes the binding's subjects when they differ; false when the binding does not exist (logged once until it does). */

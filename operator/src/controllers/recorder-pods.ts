@@ -3,12 +3,11 @@
 // RecorderNode and retried with backoff; a changed Pod template is rolled one node at a time, in name order: the next
 // Pod is replaced only when every rolled Pod is Ready and its node online.
 import { nodeLeaseName, nodeNameOf, type OwnerReference, type RecorderNode } from '@vigil/crds';
-import { isDerivedFrom, isForbidden, isInvalid, isNotFound, Resources, type ApiError, type Ingress, type Service, isOnline } from '@vigil/kube';
+import { isDerivedFrom, isForbidden, isInvalid, isNotFound, Resources, type ApiError, type Ingress, type Service, isOnline, SerialSection } from '@vigil/kube';
 import { NODE_ANNOTATION, RECORDER_LABEL, recorderName } from '../desired/names.js';
 import { isOwnedBy } from '../desired/owner.js';
 import { isPodReady, templateHashOf } from '../desired/pod.js';
 import { desiredIngress, desiredService } from '../desired/service.js';
-import { SerialSection } from '../runtime/concurrency.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { createCached, nsKey, type ControllerContext } from './context.js';
 import { reportPodCreated } from './pod-created-condition.js';

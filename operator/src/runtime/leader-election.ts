@@ -88,6 +88,7 @@ export class LeaderElector {
       void clock.sleep(Math.max(1, left), deadline.signal).then(() => attempt.abort());
       const onStop = () => attempt.abort();
       signal.addEventListener('abort', onStop, { once: true });
+      const startedAt = clock.now();
       const ok = await this.tryAcquireOrRenew(attempt.signal).finally(() => {
         deadline.abort();
         signal.removeEventListener('abort', onStop);
@@ -95,7 +96,9 @@ export class LeaderElector {
       if (signal.aborted) break;
       if (!ok && clock.now() - this.lastRenew >= renewDeadlineMs) {
         this.leading = false;
-        this.opts.log.error({ sinceRenewMs: clock.now() - this.lastRenew }, 'leadership lost: no renewal within the renew deadline');
+        // How long the last attempt ran, and whether the deadline cut it off (an API server that did not answer in time).
+        const attemptMs = clock.now() - startedAt;
+        this.opts.log.error({ sinceRenewMs: clock.now() - this.lastRenew, attemptMs, cutOff: attempt.signal.aborted }, 'leadership lost: no renewal within the renew deadline');
         return 'lost';
       }
     }

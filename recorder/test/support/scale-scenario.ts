@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { API_VERSION, nodeLeaseName, type Camera } from '@vigil/crds';
-import { fromApiTime, Informer, KubeClient, loadKubeConfig, Resources, systemClock, type KubeObject, type Lease } from '@vigil/kube';
+import { forEachLimited, fromApiTime, Informer, KubeClient, loadKubeConfig, Resources, systemClock, type KubeObject, type Lease } from '@vigil/kube';
 import { auditedWrites } from '@vigil/testing/kube/control-plane/audit-log';
 import { startOperatorDeployment } from '@vigil/testing/kube/operator-deployment';
 import type { OperatorProcess } from '@vigil/testing/kube/operator-process';
@@ -77,13 +77,6 @@ export interface ScaleFigures {
 }
 
 const WRITE_CONCURRENCY = 32;
-
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++] as T);
-  }));
-}
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 

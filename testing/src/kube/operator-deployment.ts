@@ -23,9 +23,12 @@ export async function startOperatorDeployment(t: TestContext, cluster: TestClust
   const run = async (identity: string): Promise<void> => {
     const proc = await startOperator(t, cluster, identity, extraArgs);
     replicas.push(proc);
-    void proc.exited.then(async () => {
+    void proc.exited.then(async (code) => {
       replicas.splice(replicas.indexOf(proc), 1);
       if (ended) return;
+      // Why it went, for the run's diagnostics: its last warnings and errors (a lost leadership says how long since it renewed).
+      const last = proc.lines.filter((l) => typeof l.level === 'number' && l.level >= 40).slice(-4).map((l) => JSON.stringify({ ...l, component: undefined, identity: undefined }));
+      t.diagnostic(`operator ${identity} exited (${code ?? 'signal'}) and is started again; its last warnings: ${last.join(' | ') || '(none)'}`);
       restarts.set(identity, (restarts.get(identity) ?? 0) + 1);
       await new Promise((r) => setTimeout(r, 1000));
       if (!ended) await run(identity).catch(() => undefined);
