@@ -1,6 +1,5 @@
 // Where a camera lives in a cluster: here when this node records it, at the owner's URL when another node does. This
 // node's own cameras (and the ones it hands over) come from its caches; any other camera is looked up on demand.
-import { reportOf } from '@vigil/kube';
 import type { CameraLocator, RemoteCamera } from '../cameras/camera-locator.js';
 import type { Camera } from '../cameras/camera.js';
 import type { ClusterLookups } from './cluster-lookups.js';
@@ -16,8 +15,7 @@ export function clusterLocator(view: ClusterView, lookups: ClusterLookups, regis
   const ownerOf = async (resource: CameraObject | undefined): Promise<Owner | undefined> => {
     const owner = resource?.status?.node;
     if (owner === undefined || owner === '' || owner === nodeName) return undefined;
-    const report = reportOf(await lookups.nodeLease(owner));
-    const urls = report.url ? { url: report.url, publicUrl: report.publicUrl } : view.urlsOf(owner);
+    const urls = view.urlsOf(owner, await lookups.nodeLease(owner));
     const url = urls.url ?? resource?.status?.url;
     return url === undefined || url === '' ? undefined : { node: owner, url, publicUrl: urls.publicUrl };
   };

@@ -46,48 +46,49 @@ class ReadThrough<T> {
 }
 
 export class ClusterLookups {
-  readonly #cameras: ReadThrough<CameraObject | undefined>;
-  readonly #allCameras: ReadThrough<CameraObject[]>;
-  readonly #leases: ReadThrough<Lease[]>;
-  readonly #operatorLease: ReadThrough<Lease | undefined>;
-  readonly #nodeLeases: ReadThrough<Lease | undefined>;
+  /** Every answer, by what was asked ('camera/<id>', 'cameras', 'leases', 'lease/<name>'). */
+  readonly #answers: ReadThrough<unknown>;
 
   constructor(
     private readonly client: KubeClient,
     private readonly namespace: string,
     clock: Clock,
   ) {
-    this.#cameras = new ReadThrough(clock);
-    this.#allCameras = new ReadThrough(clock);
-    this.#leases = new ReadThrough(clock);
-    this.#operatorLease = new ReadThrough(clock);
-    this.#nodeLeases = new ReadThrough(clock);
+    this.#answers = new ReadThrough(clock);
+  }
+
+  #read<T>(key: string, fetch: () => Promise<T>): Promise<T> {
+    return this.#answers.read(key, fetch) as Promise<T>;
+  }
+
+  /** A Lease of the namespace, undefined when there is none or the API is away (and nothing is remembered). */
+  #lease(name: string): Promise<Lease | undefined> {
+    return this.#read(`lease/${name}`, () => this.client.get<Lease>(Resources.leases, this.namespace, name, { timeoutMs: 3000 })).catch(() => undefined);
   }
 
   /** A node's heartbeat Lease (what it reports: its URL from its first renewal), undefined when there is none or the API is away. */
   nodeLease(node: string): Promise<Lease | undefined> {
-    const name = nodeLeaseName(node);
-    return this.#nodeLeases.read(name, () => this.client.get<Lease>(Resources.leases, this.namespace, name, { timeoutMs: 3000 })).catch(() => undefined);
+    return this.#lease(nodeLeaseName(node));
   }
 
   /** The Camera resource, undefined when there is none (a failed read with nothing remembered throws). */
   camera(id: string): Promise<CameraObject | undefined> {
-    return this.#cameras.read(id, () => this.client.get<CameraObject>(Resources.cameras, this.namespace, id, { timeoutMs: 3000 }));
+    return this.#read(`camera/${id}`, () => this.client.get<CameraObject>(Resources.cameras, this.namespace, id, { timeoutMs: 3000 }));
   }
 
   /** Every Camera of the namespace. */
   cameras(): Promise<CameraObject[]> {
-    return this.#allCameras.read('', async () => (await this.client.list<CameraObject>(Resources.cameras, { namespace: this.namespace, timeoutMs: 5000 })).items);
+    return this.#read('cameras', async () => (await this.client.list<CameraObject>(Resources.cameras, { namespace: this.namespace, timeoutMs: 5000 })).items);
   }
 
   /** Every Lease of the namespace: the nodes' heartbeats and the operator's. */
   leases(): Promise<Lease[]> {
-    return this.#leases.read('', async () => (await this.client.list<Lease>(Resources.leases, { namespace: this.namespace, timeoutMs: 5000 })).items);
+    return this.#read('leases', async () => (await this.client.list<Lease>(Resources.leases, { namespace: this.namespace, timeoutMs: 5000 })).items);
   }
 
   /** The silence rule the operator publishes on its Lease (--node-silence), else the default 15 s (also while the API is away). */
   async nodeSilenceMs(): Promise<number> {
-    const lease = await this.#operatorLease.read('', () => this.client.get<Lease>(Resources.leases, this.namespace, OPERATOR_LEASE_NAME, { timeoutMs: 3000 })).catch(() => undefined);
+    const lease = await this.#lease(OPERATOR_LEASE_NAME);
     return silenceMsOf(lease?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
   }
 }

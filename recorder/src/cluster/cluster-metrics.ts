@@ -39,13 +39,14 @@ export async function clusterMetrics(view: ClusterView, lookups: ClusterLookups,
     quorum: quorumOf(views).ok,
     nodes: views.map((v) => {
       const status = view.recorderNode(v.name)?.status;
-      const report = reportOf(leases.get(nodeLeaseName(v.name)));
+      const heartbeat = leases.get(nodeLeaseName(v.name));
+      const report = reportOf(heartbeat);
       return {
         node_name: v.name,
         online: v.online,
         member: v.member,
         last_heartbeat: v.lastHeartbeat ?? null,
-        url: report.url || view.urlsOf(v.name).url || null,
+        url: view.urlsOf(v.name, heartbeat).url ?? null,
         version: report.version ?? status?.version ?? null,
         cameras: report.cameras ?? status?.cameras ?? 0,
       };

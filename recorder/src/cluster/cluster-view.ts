@@ -6,7 +6,7 @@
 // change out to every node.
 import type { Logger } from 'pino';
 import { nodeCredentialsSecretName, type RecorderNode } from '@vigil/crds';
-import { Informer, Resources, type Clock as KubeClock, type KubeClient, type KubeObject, type Secret } from '@vigil/kube';
+import { Informer, reportOf, Resources, type Clock as KubeClock, type KubeClient, type KubeObject, type Lease, type Secret } from '@vigil/kube';
 import type { CameraCredentials } from './camera-from-resource.js';
 import { RecordedCameras, type CameraObject } from './recorded-cameras.js';
 
@@ -80,8 +80,13 @@ export class ClusterView {
     return this.recorderNodes.get(name);
   }
 
-  /** Where another node is, as its RecorderNode's status says (the operator copies it from the node's heartbeat). */
-  urlsOf(node: string): { url?: string; publicUrl?: string } {
+  /**
+   * Where another node is: what its heartbeat Lease reports when given and it names a URL (current from its first
+   * renewal, also after a restart), else its RecorderNode's status (the operator's copy of that report).
+   */
+  urlsOf(node: string, heartbeat?: Lease): { url?: string; publicUrl?: string } {
+    const report = reportOf(heartbeat);
+    if (report.url) return { url: report.url, ...(report.publicUrl ? { publicUrl: report.publicUrl } : {}) };
     const status = this.recorderNode(node)?.status;
     const url = status?.url || undefined;
     const publicUrl = status?.publicUrl || undefined;
