@@ -8,6 +8,8 @@ import type { CameraObject } from './cluster-view.js';
 
 /** How long an answer is reused. */
 const FRESH_MS = 2000;
+/** How long the operator's silence rule is reused. */
+const SILENCE_RULE_FRESH_MS = 30_000;
 /** Cameras remembered one by one at most (a caller asking for many unknown ids cannot grow the map without end). */
 const MAX_REMEMBERED = 10_000;
 
@@ -23,9 +25,9 @@ class ReadThrough<T> {
 
   constructor(private readonly clock: Clock) {}
 
-  read(key: string, fetch: () => Promise<T>): Promise<T> {
+  read(key: string, fetch: () => Promise<T>, freshMs = FRESH_MS): Promise<T> {
     const known = this.#values.get(key);
-    if (known !== undefined && this.clock.now() - known.at < FRESH_MS) return Promise.resolve(known.value);
+    if (known !== undefined && this.clock.now() - known.at < freshMs) return Promise.resolve(known.value);
     let pending = this.#inFlight.get(key);
     if (pending === undefined) {
       pending = fetch().then(
@@ -48,6 +50,7 @@ class ReadThrough<T> {
 export class ClusterLookups {
   /** Every answer, by what was asked ('camera/<id>', 'cameras', 'leases', 'lease/<name>'). */
   readonly #answers: ReadThrough<unknown>;
+  #silenceRuleSeen = false;
 
   constructor(
     private readonly client: KubeClient,
@@ -57,13 +60,13 @@ export class ClusterLookups {
     this.#answers = new ReadThrough(clock);
   }
 
-  #read<T>(key: string, fetch: () => Promise<T>): Promise<T> {
-    return this.#answers.read(key, fetch) as Promise<T>;
+  #read<T>(key: string, fetch: () => Promise<T>, freshMs?: number): Promise<T> {
+    return this.#answers.read(key, fetch, freshMs) as Promise<T>;
   }
 
   /** A Lease of the namespace, undefined when there is none or the API is away (and nothing is remembered). */
-  #lease(name: string): Promise<Lease | undefined> {
-    return this.#read(`lease/${name}`, () => this.client.get<Lease>(Resources.leases, this.namespace, name, { timeoutMs: 3000 })).catch(() => undefined);
+  #lease(name: string, freshMs?: number): Promise<Lease | undefined> {
+    return this.#read(`lease/${name}`, () => this.client.get<Lease>(Resources.leases, this.namespace, name, { timeoutMs: 3000 }), freshMs).catch(() => undefined);
   }
 
   /** A node's heartbeat Lease (what it reports: its URL from its first renewal), undefined when there is none or the API is away. */
@@ -86,9 +89,14 @@ export class ClusterLookups {
     return this.#read('leases', async () => (await this.client.list<Lease>(Resources.leases, { namespace: this.namespace, timeoutMs: 5000 })).items);
   }
 
-  /** The silence rule the operator publishes on its Lease (--node-silence), else the default 15 s (also while the API is away). */
+  /**
+   * The silence rule the operator publishes on its Lease (--node-silence), else the default 15 s (also while the API is
+   * away). Readiness asks at every probe, and the rule changes only with the operator's flags: read at most every 30 s.
+   */
   async nodeSilenceMs(): Promise<number> {
-    const lease = await this.#lease(OPERATOR_LEASE_NAME);
+    // Until a rule was seen (no operator yet), the usual 2 s: the first leader's rule is taken at once.
+    const lease = await this.#lease(OPERATOR_LEASE_NAME, this.#silenceRuleSeen ? SILENCE_RULE_FRESH_MS : FRESH_MS);
+    this.#silenceRuleSeen = lease?.metadata.annotations?.[NODE_SILENCE_ANNOTATION] !== undefined;
     return silenceMsOf(lease?.metadata.annotations?.[NODE_SILENCE_ANNOTATION], DEFAULT_NODE_SILENCE_SECONDS);
   }
 }

@@ -48,3 +48,30 @@ test('leader, quorum and nodes follow the Leases and the operator\'s silence rul
   // The leader Lease expired: no leader.
   assert.equal((await metrics(now + 7000)).leader, null);
 });
+
+test('the operator\'s silence rule: taken at once while none was seen; once seen, read again only after 30 s', async (t) => {
+  const n = await nodeUnderTest(t, 'node-a');
+  let at = Date.now();
+  const lookups = new ClusterLookups(n.client, n.cluster.namespace, { ...systemClock, now: () => at });
+  const lease = (silence?: string, resourceVersion?: string): Lease => ({
+    apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+    metadata: { name: 'vigil-operator', namespace: n.cluster.namespace, ...(resourceVersion ? { resourceVersion } : {}), ...(silence ? { annotations: { 'vigil.io/node-silence-seconds': silence } } : {}) },
+    spec: { holderIdentity: 'op-1', leaseDurationSeconds: 6, renewTime: toMicroTime(at) },
+  });
+  const publish = async (silence: string) => {
+    const current = await n.admin.get<Lease>(Resources.leases, n.cluster.namespace, 'vigil-operator');
+    await n.admin.replace(Resources.leases, lease(silence, current?.metadata.resourceVersion));
+  };
+  assert.equal(await lookups.nodeSilenceMs(), 15_000, 'no operator yet: the default');
+  await n.admin.create(Resources.leases, lease());
+  at += 2500;
+  assert.equal(await lookups.nodeSilenceMs(), 15_000, 'an operator Lease without a rule: the default');
+  await publish('6');
+  at += 2500;
+  assert.equal(await lookups.nodeSilenceMs(), 6000, 'the first rule is taken at the next read after 2 s');
+  await publish('9');
+  at += 20_000;
+  assert.equal(await lookups.nodeSilenceMs(), 6000, 'a seen rule is kept for 30 s (readiness asks at every probe)');
+  at += 11_000;
+  assert.equal(await lookups.nodeSilenceMs(), 9000);
+});
