@@ -84,6 +84,13 @@ export interface KubeClientOptions {
   userAgent?: string;
 }
 
+/** The reset of a kept-alive connection as a request was written to it (the server had closed it meanwhile). */
+class StaleConnectionError extends Error {
+  constructor(readonly reset: Error) {
+    super(reset.message);
+  }
+}
+
 export class KubeClient {
   readonly config: KubeConfig;
   private readonly server: URL;
@@ -108,13 +115,17 @@ export class KubeClient {
   /**
    * One API request. A 429 (priority and fairness turning it away, or a resource's storage re-initializing after its
    * CRD changed) was not carried out: it is sent again after the Retry-After the server asks for, up to
-   * TOO_MANY_REQUESTS_RETRIES times, as client-go does.
+   * TOO_MANY_REQUESTS_RETRIES times, as client-go does. A request whose kept-alive connection the server had just
+   * closed is sent once more on a new one.
    */
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.#requestOnce<T>(method, path, opts);
       } catch (err) {
+        // Sent again at once on a new connection, as Node's documentation advises for a reused socket's reset.
+        if (err instanceof StaleConnectionError && attempt === 0 && !opts.signal?.aborted) continue;
+        if (err instanceof StaleConnectionError) throw err.reset;
         if (!(err instanceof ApiError) || err.status !== 429 || attempt >= TOO_MANY_REQUESTS_RETRIES || opts.signal?.aborted) throw err;
         await abortableDelay(Math.min(err.retryAfterSeconds ?? 1, MAX_RETRY_AFTER_SECONDS) * 1000, opts.signal);
       }
@@ -151,7 +162,12 @@ export class KubeClient {
           res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), retryAfter: res.headers['retry-after'] }));
           res.on('error', reject);
         });
-        req.on('error', (err) => reject(timedOut ? new ApiError(0, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`) : err));
+        req.on('error', (err) => {
+          if (timedOut) return reject(new ApiError(0, 'Timeout', `${method} ${path}: no answer within ${timeoutMs} ms`));
+          // A kept-alive connection the server closed as this request went out on it: nothing reached the server.
+          if (req.reusedSocket && (err as NodeJS.ErrnoException).code === 'ECONNRESET') return reject(new StaleConnectionError(err));
+          reject(err);
+        });
         req.end(body);
       });
     } finally {

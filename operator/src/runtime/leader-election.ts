@@ -35,6 +35,9 @@ export interface LeaderElectorOptions extends LeaderElectionTiming {
 
 export type ElectionOutcome = 'lost' | 'stopped';
 
+/** How soon a leader tries again after a renewal attempt failed. */
+const RETRY_AFTER_FAILURE_MS = 250;
+
 export class LeaderElector {
   private observed: { record: string; at: number; lease: Lease } | undefined;
   private leading = false;
@@ -78,8 +81,10 @@ export class LeaderElector {
    */
   async renewUntilLost(signal: AbortSignal): Promise<ElectionOutcome> {
     const { clock, retryPeriodMs, renewDeadlineMs } = this.opts;
+    let failed = false;
     while (!signal.aborted) {
-      await clock.sleep(retryPeriodMs, signal);
+      // After a failed attempt (a reset connection, a slow answer cut off) the next comes sooner: the deadline runs.
+      await clock.sleep(failed ? Math.min(retryPeriodMs, RETRY_AFTER_FAILURE_MS) : retryPeriodMs, signal);
       if (signal.aborted) break;
       const left = this.lastRenew + renewDeadlineMs - clock.now();
       // Each attempt ends by the renew deadline at the latest (a hanging API server must not outlast it).
@@ -94,6 +99,7 @@ export class LeaderElector {
         signal.removeEventListener('abort', onStop);
       });
       if (signal.aborted) break;
+      failed = !ok;
       if (!ok && clock.now() - this.lastRenew >= renewDeadlineMs) {
         this.leading = false;
         // How long the last attempt ran, and whether the deadline cut it off (an API server that did not answer in time).

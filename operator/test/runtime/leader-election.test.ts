@@ -132,6 +132,25 @@ test('the leader renews with one write over its last copy; a conflict (another w
   assert.equal(await outcome, 'stopped');
 });
 
+test('after a failed renewal the leader tries again within a quarter second, not a whole retry period', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore();
+  const a = elector('a', store, clock);
+  assert.equal(await a.acquire(new AbortController().signal), true);
+  const stop = new AbortController();
+  const outcome = a.renewUntilLost(stop.signal);
+  await clock.advance(1000);
+  const renewedAt = (await store.get())?.spec?.renewTime;
+  store.failing = true;
+  await clock.advance(1000); // this attempt fails
+  store.failing = false;
+  await clock.advance(300);
+  assert.notEqual((await store.get())?.spec?.renewTime, renewedAt, 'renewed 250 ms after the failure');
+  assert.equal(a.isLeader(), true);
+  stop.abort();
+  assert.equal(await outcome, 'stopped');
+});
+
 test('renewUntilLost ends with "stopped" when asked to stop', async () => {
   const clock = new FakeClock();
   const a = elector('a', new MemoryLeaseStore(), clock);
