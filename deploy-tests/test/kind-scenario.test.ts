@@ -13,10 +13,11 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { ok, startKubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { kubectlDriver, runKindScenario } from '@vigil/testing/kube/cluster-scenario';
 import { kubectlPath } from '@vigil/testing/kube/tools';
+import { vigilImage } from '@vigil/testing/kube/images/vigil-image';
+import { rtspCameraImage } from '@vigil/testing/kube/images/rtsp-camera-image';
 import { startTestPostgres } from '@vigil/testing/postgres';
 import { waitUntil } from '@vigil/testing/processes';
 import { CHART_DIR, REPO_ROOT, writeValues } from './support/chart.js';
-import { kindImages } from './support/chart-images.js';
 
 const NS = 'vigil';
 const CONTROL_PLANE = 'vigil-control-plane';
@@ -24,6 +25,11 @@ const NODES = [CONTROL_PLANE, 'vigil-worker', 'vigil-worker2'];
 const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const KIND_VALUES = join(REPO_ROOT, 'kind-test/values.yaml');
 const TOKEN = 'vigil-kind-test-admin-token';
+/**
+ * The kind run's images by the names its values and manifests give them. A recorder advertises https://localhost:PORT:
+ * the kind values put `localhost` into every node certificate, so the release CA and the name are checked as in kind.
+ */
+const KIND_IMAGES = { [`vigil:${VERSION}`]: vigilImage({ advertiseHost: 'localhost' }), 'vigil-rtsp-camera:test': rtspCameraImage() };
 
 /** A Node as kind makes it: the control plane labelled and tainted, the workers plain. */
 function nodeManifest(name: string): string {
@@ -36,7 +42,7 @@ function nodeManifest(name: string): string {
 }
 
 test('the kind scenario on the real control plane: helm install --wait, recording, port-forward with a 307, failover, upgrade node by node', { timeout: 600_000 }, async (t) => {
-  const cluster = await startKubeCluster(t, { images: kindImages(VERSION) });
+  const cluster = await startKubeCluster(t, { images: KIND_IMAGES });
   const { kubelet } = cluster.controlPlane;
   const kubectl = async (args: string[], input?: string) => ok(await cluster.kubectl(args, { timeoutMs: 150_000, ...(input === undefined ? {} : { input }) }), `kubectl ${args.join(' ')}`);
   const db = await startTestPostgres();

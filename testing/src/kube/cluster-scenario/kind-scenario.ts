@@ -82,6 +82,12 @@ export async function runKindScenario(o: KindScenarioOptions): Promise<KindScena
   await o.stopNode(worker);
   for (const camera of victims) await waitForMove(driver, ns, camera, worker, { timeoutMs: 120_000 });
   log(`cameras moved ${Math.round(now() - stoppedAt)} s after the stop`);
+  // `kubectl port-forward svc/…` picks a Ready Pod, and the stopped node's recorder Pod stays Ready until the node
+  // lifecycle controller marks the Node Unknown (its grace period) and the Pod not Ready: the forward is made again then,
+  // as a user's would be, or it could pick the Pod whose kubelet is gone.
+  await waitFor(`the recorder Pod of ${worker} marked not Ready`, 180_000, async () =>
+    recorderPodStates(await driver.kubectl(['-n', ns, 'get', 'pods', '-l', 'app.kubernetes.io/component=recorder', '-o', 'json'])).some((p) => p.node === worker && !p.ready));
+  log(`${worker}'s recorder Pod not Ready ${Math.round(now() - stoppedAt)} s after the stop`);
   await driver.connect();
   await sleep(3 * o.segmentSeconds * 1000);
   for (const camera of victims) {

@@ -29,7 +29,7 @@ interface StreamPair {
 
 function forward(pair: Required<StreamPair>, target: number | undefined, what: string): void {
   const fail = (message: string): void => {
-    pair.error.end(message);
+    if (!pair.error.destroyed) pair.error.end(message);
     pair.data.reset();
   };
   if (target === undefined) {
@@ -48,7 +48,9 @@ function forward(pair: Required<StreamPair>, target: number | undefined, what: s
     else pair.data.reset();
   });
   // The pair is done once the Pod's side closed: the error stream ends empty (no error), as the kubelet's does.
-  socket.once('close', () => pair.error.end());
+  socket.once('close', () => {
+    if (!pair.error.destroyed) pair.error.end();
+  });
   pair.data.on('error', () => socket.destroy());
   pair.data.on('close', () => socket.destroy());
 }
