@@ -57,8 +57,8 @@ test('helm install (server-side apply), upgrade keeping generated secrets, and u
   assert.match(installed, /STATUS: deployed/);
   assert.match(installed, /kubectl -n vigil get cameras/);
   assert.match(installed, /TOKEN=\$\(kubectl -n vigil get secret vigil-admin-token/);
-  // The real Deployment and ReplicaSet controllers make the operator's two Pods, which admission lets in (they stay
-  // Pending here: this control plane has no scheduler).
+  // The real Deployment and ReplicaSet controllers make the operator's two Pods, which admission lets in (the process
+  // kubelet binds them and, their image being unmapped here, runs placeholders).
   await waitUntil(async () => (await get(cluster, ['pods', '-l', 'app.kubernetes.io/component=operator,app.kubernetes.io/instance=vigil', '-o', 'name'])).split('\n').filter(Boolean).length === 2, 30_000, 'two operator Pods made by the ReplicaSet');
   const names = (await get(cluster, ['sts,svc,ing,cm,sa,role,rolebinding,pdb,servicemonitors', '-o', 'name'])).split('\n');
   // (no serviceaccount/vigil-recorder: each node's recorder gets an account of its own from the operator)

@@ -5,4 +5,5 @@ export { apiJson, apiRequest, type ApiAnswer } from './cluster-scenario/api.js';
 export { readCameras, waitForCameras, waitForMove, waitForRecording, type CameraState, type WaitOptions } from './cluster-scenario/cameras.js';
 export { largestGap, listSegments, measureArchiveGap, spansOf, type Gap, type SegmentRecord, type Span } from './cluster-scenario/archive.js';
 export { recorderPodStates, RollTracker, watchRoll, type RecorderPodState } from './cluster-scenario/rolling.js';
+export { runKindScenario, type KindScenarioOptions, type KindScenarioResult } from './cluster-scenario/kind-scenario.js';
 export { forwardedPort, kubectlDriver, parseServiceUrl, type KubectlDriver, type KubectlDriverOptions } from './cluster-scenario/kubectl-driver.js';

@@ -15,7 +15,7 @@ export async function apiRequest(driver: ClusterDriver, path: string, opts: { me
   let url = named;
   for (let hop = 0; ; hop++) {
     hops.push(named);
-    const res = await fetch(url, {
+    const res = await (driver.fetch ?? fetch)(url, {
       method: opts.method ?? 'GET',
       redirect: 'manual',
       headers: { authorization: `Bearer ${driver.token}`, ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}) },

@@ -11,6 +11,8 @@ export interface ClusterDriver {
    * opens a port-forward to that Service; a loopback driver returns the URL as it is.
    */
   reach(url: string): Promise<string>;
+  /** fetch() for the API (default: the global one); a driver that checks certificates against a CA of its own gives one. */
+  readonly fetch?: (url: string, init: RequestInit) => Promise<Response>;
 }
 
 /** A driver for recorders that are local processes: every URL is reachable as it is. */

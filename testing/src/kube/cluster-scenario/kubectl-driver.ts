@@ -4,6 +4,7 @@
 // `localhost` into every node certificate (tls.extraDnsNames) and the process trusts the release CA
 // (NODE_EXTRA_CA_CERTS, from ConfigMap vigil-ca), so the certificate chain and the name are really checked.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { runCommand } from '../../command.js';
 import type { ClusterDriver } from './driver.js';
 
@@ -17,6 +18,10 @@ export interface KubectlDriverOptions {
   token: string;
   /** The recorders serve HTTPS (the chart's tls.enabled): forwards are reached as https://localhost. */
   https?: boolean;
+  /** The release CA (PEM) the recorders' certificates are checked against; default: the process's (NODE_EXTRA_CA_CERTS). */
+  ca?: string;
+  /** HOME for kubectl (its discovery cache); default: the process's. */
+  home?: string;
 }
 
 export interface KubectlDriver extends ClusterDriver {
@@ -40,7 +45,8 @@ export function forwardedPort(line: string): number | undefined {
 }
 
 export function kubectlDriver(opts: KubectlDriverOptions): KubectlDriver {
-  const env = { ...process.env, ...(opts.kubeconfig !== undefined ? { KUBECONFIG: opts.kubeconfig } : {}) };
+  const env = { ...process.env, ...(opts.kubeconfig !== undefined ? { KUBECONFIG: opts.kubeconfig } : {}), ...(opts.home !== undefined ? { HOME: opts.home } : {}) };
+  const agent = opts.ca === undefined ? undefined : new Agent({ connect: { ca: opts.ca } });
   const forwards = new Map<string, { child: ChildProcess; port: Promise<number> }>();
   let api = '';
 
@@ -80,9 +86,12 @@ export function kubectlDriver(opts: KubectlDriverOptions): KubectlDriver {
     for (const f of forwards.values()) f.child.kill('SIGTERM');
     forwards.clear();
   };
+  const withCa = agent === undefined ? undefined : async (url: string, init: RequestInit): Promise<Response> =>
+    (await undiciFetch(url, { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher: agent })) as unknown as Response;
 
   return {
     token: opts.token,
+    ...(withCa === undefined ? {} : { fetch: withCa }),
     async kubectl(args, input) {
       const result = await runCommand(opts.kubectl, args, { env, ...(input !== undefined ? { input } : {}), timeoutMs: 60_000 });
       if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
@@ -101,6 +110,9 @@ export function kubectlDriver(opts: KubectlDriverOptions): KubectlDriver {
       if (!target) return url;
       return `${local(await forward(target.namespace, target.service, target.port))}${target.rest}`;
     },
-    close: closeAll,
+    close() {
+      closeAll();
+      void agent?.close();
+    },
   };
 }

@@ -2,7 +2,7 @@
 // (scripts/build-control-plane.sh), the process kubelet, and the fault proxy that every token-bearing client goes
 // through. One per test (its own etcd, its own folder): cluster-scoped objects such as Nodes, RecorderNodes and CRDs
 // never leak from one test into another.
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
@@ -86,7 +86,9 @@ export async function startControlPlane(dir: string, opts: ControlPlaneOptions =
     await writeFile(adminKubeconfig, kubeconfigYaml(apiserver.url, pki.caPem, adminUser, undefined));
     const controllerManager = startControllerManager({ binary: binaries.kubeControllerManager, kubeconfig: adminKubeconfig, pki, ...(opts.nodeMonitorGracePeriodSeconds === undefined ? {} : { nodeMonitorGracePeriodSeconds: opts.nodeMonitorGracePeriodSeconds }) });
     stops.push(() => controllerManager.stop());
-    const kubelet = startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: proxy.url, caPem: pki.caPem }, faults: proxy, ...(opts.images === undefined ? {} : { images: opts.images }) });
+    // The kubelet serves with kube-apiserver's certificate (same CA, names 127.0.0.1), which kube-apiserver verifies.
+    const serving = { cert: await readFile(pki.servingCertFile, 'utf8'), key: await readFile(pki.servingKeyFile, 'utf8') };
+    const kubelet = await startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: proxy.url, caPem: pki.caPem }, faults: proxy, serving, ...(opts.images === undefined ? {} : { images: opts.images }) });
     stops.push(() => kubelet.stop());
 
     const kc = new KubeConfig();

@@ -1,5 +1,6 @@
 // kube-controller-manager for the tests: the garbage collector, namespace, ServiceAccount and token controllers, and
-// the node lifecycle controller with grace periods sized for tests, talking to kube-apiserver as the administrator.
+// the node lifecycle controller with grace periods sized for tests, the workload controllers (Deployments, ReplicaSets,
+// StatefulSets, PodDisruptionBudgets: helm --wait reads their status), talking to kube-apiserver as the administrator.
 import type { FixtureProcess } from '../../fixture-process.js';
 import { GO_TEST_GC, guardedProcess } from './orphan-guard.js';
 import type { ControlPlanePki } from './pki.js';
@@ -10,7 +11,7 @@ const DISABLED_CONTROLLERS = [
   'cloud-node-lifecycle-controller', 'node-ipam-controller', 'node-route-controller', 'service-lb-controller',
   'persistentvolume-binder-controller', 'persistentvolume-expander-controller', 'persistentvolume-attach-detach-controller',
   'ephemeral-volume-controller', 'resourceclaim-controller', 'device-taint-eviction-controller', 'selinux-warning-controller',
-  'horizontal-pod-autoscaler-controller', 'cronjob-controller', 'ttl-after-finished-controller', 'disruption-controller',
+  'horizontal-pod-autoscaler-controller', 'cronjob-controller', 'ttl-after-finished-controller',
   'resourcequota-controller', 'storage-version-migrator-controller',
 ];
 

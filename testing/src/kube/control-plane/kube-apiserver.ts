@@ -64,6 +64,9 @@ async function startOn(o: KubeApiserverOptions, port: number, auditPolicyFile: s
     `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
     `--service-account-key-file=${o.pki.serviceAccountPublicKeyFile}`, `--service-account-signing-key-file=${o.pki.serviceAccountKeyFile}`,
     '--service-cluster-ip-range=10.96.0.0/16',
+    // The process kubelet's endpoint (port-forward): its InternalIP (127.0.0.1; the Hostname address names no host
+    // here), its serving certificate checked against the cluster CA.
+    '--kubelet-preferred-address-types=InternalIP', `--kubelet-certificate-authority=${o.pki.caFile}`,
     `--audit-policy-file=${auditPolicyFile}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-maxbackup=0',
     // Events kept for the test's length; a shorter default TTL would not change what the tests see.
     '--event-ttl=1h',

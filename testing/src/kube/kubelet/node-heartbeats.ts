@@ -10,7 +10,7 @@ function wholeSeconds(): Date {
   return new Date(Math.floor(Date.now() / 1000) * 1000);
 }
 
-async function postNodeStatus(core: CoreV1Api, node: V1Node): Promise<void> {
+async function postNodeStatus(core: CoreV1Api, node: V1Node, kubeletPort: number): Promise<void> {
   const name = node.metadata?.name ?? '';
   const now = wholeSeconds();
   const condition = (type: string, status: string, reason: string, message: string): object => ({ type, status, reason, message, lastHeartbeatTime: now, lastTransitionTime: node.status?.conditions?.find((c) => c.type === type && c.status === status)?.lastTransitionTime ?? now });
@@ -25,6 +25,8 @@ async function postNodeStatus(core: CoreV1Api, node: V1Node): Promise<void> {
           condition('Ready', 'True', 'KubeletReady', 'kubelet is posting ready status'),
         ],
         addresses: [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: name }],
+        // Where kube-apiserver reaches this kubelet (port-forward).
+        daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } },
         capacity: { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' },
         allocatable: { cpu: '4', memory: '16Gi', pods: '110', 'ephemeral-storage': '100Gi' },
         nodeInfo: { kubeletVersion: 'v1.35.4', kubeProxyVersion: '', containerRuntimeVersion: 'vigil-process://1', operatingSystem: 'linux', architecture: 'amd64', osImage: 'loopback', kernelVersion: '', machineID: '', systemUUID: '', bootID: '' },
@@ -58,7 +60,7 @@ const STATUS_REPORT_MS = 60_000;
 export class NodeHeartbeats {
   private readonly last = new Map<string, { lease: number; status: number }>();
 
-  constructor(private readonly core: CoreV1Api, private readonly coordination: CoordinationV1Api, private readonly intervalMs: number) {}
+  constructor(private readonly core: CoreV1Api, private readonly coordination: CoordinationV1Api, private readonly intervalMs: number, private readonly kubeletPort: number) {}
 
   async beat(node: V1Node): Promise<void> {
     const name = node.metadata?.name ?? '';
@@ -66,7 +68,7 @@ export class NodeHeartbeats {
     const now = Date.now();
     const last = this.last.get(name) ?? { lease: 0, status: 0 };
     if (!ready || now - last.status >= STATUS_REPORT_MS) {
-      await postNodeStatus(this.core, node);
+      await postNodeStatus(this.core, node, this.kubeletPort);
       last.status = now;
     }
     if (!ready || now - last.lease >= this.intervalMs) {

@@ -1,7 +1,8 @@
 // The one part of Kubernetes the tests stand in for: a kubelet for every Node of the cluster, whose containers are
 // local processes. It beats for each Node (status and Lease), runs the Pods bound to its Nodes (pod-worker.ts), finishes
 // their graceful deletion, and can lose a node (heartbeats stop, its processes SIGKILLed) or cut a node's Pods off the
-// API (their tokens refused by the fault proxy).
+// API (their tokens refused by the fault proxy). It also stands in for kube-scheduler (pod-binder.ts) and serves
+// `kubectl port-forward` (port-forward/).
 import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { freePort } from '../../net.js';
@@ -11,6 +12,8 @@ import type { ContainerImages } from './container-images.js';
 import { MERGE, NodeHeartbeats } from './node-heartbeats.js';
 import { apiPodSources } from './pod-sources.js';
 import { PodWorker, type PodHandle } from './pod-worker.js';
+import { bindPendingPods } from './pod-binder.js';
+import { startKubeletServer } from './port-forward/kubelet-server.js';
 import { hostPathDir } from './pod-volumes.js';
 
 export interface ProcessKubeletOptions {
@@ -22,6 +25,8 @@ export interface ProcessKubeletOptions {
   api: { url: string; caPem: string };
   faults: ApiFaults;
   images?: ContainerImages;
+  /** The serving certificate and key (PEM) of the kubelet's HTTPS endpoint (port-forward), which kube-apiserver verifies. */
+  serving: { cert: string; key: string };
   heartbeatSeconds?: number;
   syncMs?: number;
   /** Restart back-off (test-sized: the first restart at once, then 1 s doubled up to 10 s; reset after 10 s of running). */
@@ -52,17 +57,22 @@ export interface ProcessKubelet extends ProcessKubeletControls {
 }
 
 /** Starts the kubelet; its loop reads the Nodes and Pods every `syncMs`. */
-export function startProcessKubelet(o: ProcessKubeletOptions): ProcessKubelet {
+export async function startProcessKubelet(o: ProcessKubeletOptions): Promise<ProcessKubelet> {
   const kc = new KubeConfig();
   kc.loadFromFile(o.kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
-  const heartbeats = new NodeHeartbeats(core, kc.makeApiClient(CoordinationV1Api), (o.heartbeatSeconds ?? 5) * 1000);
+  const workers = new Map<string, PodWorker>();
+  const ending = new Set<string>();
+  // A lost node's kubelet answers no port-forward either (kube-apiserver then reports the failed dial).
+  const server = await startKubeletServer({ ...o.serving, podPorts: (namespace, name) => {
+    const worker = [...workers.values()].find((w) => w.namespace === namespace && w.name === name && !ending.has(w.uid) && !w.isLost);
+    return worker?.ports;
+  } });
+  const heartbeats = new NodeHeartbeats(core, kc.makeApiClient(CoordinationV1Api), (o.heartbeatSeconds ?? 5) * 1000, server.port);
   const sources = apiPodSources(core);
   const silent = new Set<string>();
   const cut = new Map<string, CutOffMode>();
   const tokens = new Map<string, Set<string>>();
-  const workers = new Map<string, PodWorker>();
-  const ending = new Set<string>();
   const backoff = o.backoff ?? { initialMs: 1000, maxMs: 10_000, resetAfterMs: 10_000 };
   let stopped = false;
   let syncing = false;
@@ -132,7 +142,9 @@ export function startProcessKubelet(o: ProcessKubeletOptions): ProcessKubelet {
       // resourceVersion 0: from the API server's watch cache, as informers list (no etcd read twice a second).
       const nodes = new Map<string, V1Node>((await core.listNode({ resourceVersion: '0' })).items.map((n) => [n.metadata?.name ?? '', n]));
       await Promise.all([...nodes.values()].filter((n) => !silent.has(n.metadata?.name ?? '')).map((n) => heartbeats.beat(n).catch(() => undefined)));
-      const pods = (await core.listPodForAllNamespaces({ resourceVersion: '0' })).items.filter((p) => nodes.has(p.spec?.nodeName ?? ''));
+      const all = (await core.listPodForAllNamespaces({ resourceVersion: '0' })).items;
+      await bindPendingPods(core, [...nodes.values()], all).catch(() => undefined);
+      const pods = all.filter((p) => nodes.has(p.spec?.nodeName ?? ''));
       const seen = new Set(pods.map((p) => p.metadata?.uid ?? ''));
       // A Pod removed without this kubelet (a forced deletion): its processes end with the Pod's grace period.
       for (const [uid, worker] of workers) {
@@ -193,6 +205,7 @@ export function startProcessKubelet(o: ProcessKubeletOptions): ProcessKubelet {
       clearInterval(timer);
       for (const w of workers.values()) w.lose();
       await Promise.all([...workers.values()].map((w) => w.terminate(0)));
+      await server.close();
     },
   };
 }
