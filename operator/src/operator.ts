@@ -23,7 +23,7 @@ import { reconcileMembershipRequestsFor } from './controllers/membership-request
 import { reconcileRecorderIdentityFor } from './controllers/recorder-identity.js';
 import { reconcileRecorderNodeStatusFor } from './controllers/recorder-node-status.js';
 import { reconcileRecorderNodeFor } from './controllers/recorder-nodes.js';
-import { reconcileRecorderPodsFor } from './controllers/recorder-pods.js';
+import { reconcileRecorderPodsFor, RollWaiters } from './controllers/recorder-pods.js';
 import { reconcileCertificateRequestsFor } from './controllers/certificate-requests.js';
 import { RELEASE_CA_KEY, reconcileReleaseCaFor } from './controllers/release-ca.js';
 import type { LabelMatcher } from './controllers/label-selector.js';
@@ -66,6 +66,7 @@ export class Operator {
     leaseOwners: Controller; checks: Controller; credentials: Controller; releaseCa: Controller; certificateRequests: Controller;
   };
   private leading: AbortController | undefined;
+  private readonly rollWaiters = new RollWaiters();
 
   constructor(private readonly opts: OperatorOptions) {
     const { client, namespace, log, clock } = opts;
@@ -110,7 +111,7 @@ export class Operator {
       // and Pods. The rolling gate inside the Pod controller still decides one node at a time.
       recorderNodes: controller('recordernode', reconcileRecorderNodeFor(ctx), PER_NODE_WORKERS),
       identity: controller('recorderidentity', reconcileRecorderIdentityFor(ctx), PER_NODE_WORKERS),
-      pods: controller('recorderpod', reconcileRecorderPodsFor(ctx, templates), PER_NODE_WORKERS),
+      pods: controller('recorderpod', reconcileRecorderPodsFor(ctx, templates, this.rollWaiters), PER_NODE_WORKERS),
       nodeStatus: controller('recordernodestatus', reconcileRecorderNodeStatusFor(ctx, templates), PER_NODE_WORKERS),
       // One worker: two requests (from two nodes) about the same members are carried out one after the other.
       membership: controller('membership', reconcileMembershipRequestsFor(ctx), 1),
@@ -163,7 +164,7 @@ export class Operator {
       const silence = this.opts.nodeSilenceMs;
       if (!obj || !old || isOnline(obj as Lease, now, silence) !== isOnline(old as Lease, now, silence) || reportOf(obj as Lease).url !== reportOf(old as Lease).url) {
         c.assignment.enqueue(ASSIGNMENT_KEY);
-        allNodes(c.pods);
+        for (const waiting of this.rollWaiters.list()) c.pods.enqueue(waiting);
       }
     });
     const perNode = (_key: string, obj: KubeObject | undefined, old: KubeObject | undefined) => {
@@ -171,8 +172,8 @@ export class Operator {
       if (node === undefined) return;
       c.pods.enqueue(node);
       c.nodeStatus.enqueue(node);
-      // A Pod becoming Ready may let the next node roll.
-      allNodes(c.pods);
+      // A Pod becoming Ready may let a waiting roll go on.
+      for (const waiting of this.rollWaiters.list()) c.pods.enqueue(waiting);
     };
     caches.pods.onChange(perNode);
     caches.services.onChange(perNode);

@@ -17,6 +17,27 @@ import { adopt, namespacedOwner } from './release-owner.js';
 
 const WAIT_MS = 1000;
 
+/**
+ * The nodes whose changed template waits for the rolling gate: a Pod becoming Ready or a node coming online may let
+ * one of them go on, so those events wake them (and only them: at 200 nodes, waking every node on every Pod event made
+ * the cold start quadratic).
+ */
+export class RollWaiters {
+  readonly #nodes = new Set<string>();
+
+  add(node: string): void {
+    this.#nodes.add(node);
+  }
+
+  delete(node: string): void {
+    this.#nodes.delete(node);
+  }
+
+  list(): string[] {
+    return [...this.#nodes];
+  }
+}
+
 /** Why node `name` may not be rolled now (another node's roll is unfinished, or one before it by name has not rolled), or undefined when it may. */
 export function rollBlocker(ctx: ControllerContext, templates: PodTemplates, name: string): string | undefined {
   const now = ctx.clock.now();
@@ -100,11 +121,14 @@ async function cleanUp(ctx: ControllerContext, name: string, signal: AbortSignal
   }
 }
 
-export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodTemplates) {
+export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodTemplates, waiters: RollWaiters) {
   const rolling = new SerialSection();
   return async (name: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const rn = ctx.caches.recorderNodes.get(name);
-    if (!rn || rn.metadata.deletionTimestamp) return cleanUp(ctx, name, signal);
+    if (!rn || rn.metadata.deletionTimestamp) {
+      waiters.delete(name);
+      return cleanUp(ctx, name, signal);
+    }
     const owner = namespacedOwner(ctx);
     if (!owner) {
       // Nothing is made without it: the Pod could not start, and nothing would remove what was made after an uninstall.
@@ -114,8 +138,7 @@ export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodT
     }
     await ensureService(ctx, rn, owner, signal);
     await ensureIngress(ctx, rn, owner, signal);
-    const want = templates.podFor(rn, owner);
-    const podName = want.metadata.name ?? '';
+    const podName = recorderName(nodeNameOf(rn));
     const have = ctx.caches.pods.get(nsKey(ctx, podName));
     // The API server refuses a Pod whose ServiceAccount does not exist, and its recorder needs its Role and bindings
     // from its first request: the Pod waits for the whole identity (recorder-identity.ts makes it).
@@ -128,22 +151,28 @@ export function reconcileRecorderPodsFor(ctx: ControllerContext, templates: PodT
       const adopted = await adopt(ctx, Resources.pods, have, owner, signal);
       if (adopted) ctx.caches.pods.upsert(adopted as typeof have);
     }
-    if (templateHashOf(have) === templateHashOf(want)) return;
+    const wantHash = templates.hashFor(rn);
+    if (templateHashOf(have) === wantHash) {
+      waiters.delete(name);
+      return;
+    }
     // The gate decides for the whole cluster: two workers never decide two nodes' rolls at once.
-    return rolling.run(() => roll(ctx, templates, rn, podName, templateHashOf(want), signal));
+    return rolling.run(() => roll(ctx, templates, waiters, rn, podName, wantHash, signal));
   };
 }
 
 /** Replaces the node's Pod if the rolling gate lets it (called one node at a time). */
-async function roll(ctx: ControllerContext, templates: PodTemplates, rn: RecorderNode, podName: string, wantHash: string | undefined, signal: AbortSignal): Promise<ReconcileResult> {
+async function roll(ctx: ControllerContext, templates: PodTemplates, waiters: RollWaiters, rn: RecorderNode, podName: string, wantHash: string | undefined, signal: AbortSignal): Promise<ReconcileResult> {
   const name = rn.metadata.name ?? '';
   const have = ctx.caches.pods.get(nsKey(ctx, podName));
   if (!have || have.metadata.deletionTimestamp || templateHashOf(have) === wantHash) return { requeueAfterMs: WAIT_MS };
   const blocker = rollBlocker(ctx, templates, name);
   if (blocker) {
     ctx.log.debug({ node: name, blocker }, 'template change waits');
+    waiters.add(name);
     return { requeueAfterMs: 2 * WAIT_MS };
   }
+  waiters.delete(name);
   ctx.events.normal(rn, 'Rolling', `replacing Pod ${podName}: template ${templateHashOf(have) ?? '(none)'} → ${wantHash}`);
   try {
     await ctx.client.delete(Resources.pods, ctx.namespace, podName, { signal, uid: have.metadata.uid });
