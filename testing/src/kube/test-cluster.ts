@@ -10,7 +10,7 @@ import type { Camera, RecorderNode } from '@vigil/crds';
 import { parse } from 'yaml';
 import { ok } from '../command.js';
 import { startKubeCluster } from './kube-cluster.js';
-import type { ControlPlane } from './control-plane/control-plane.js';
+import type { ControlPlane, ControlPlaneOptions } from './control-plane/control-plane.js';
 import type { ContainerImages } from './kubelet/container-images.js';
 import { waitUntil } from '../processes.js';
 import { provisionRecorderIdentity } from './recorder-identity.js';
@@ -87,11 +87,13 @@ export interface TestClusterOptions {
   recorderConfigYaml?: string;
   /** What the kubelet runs for each container image (others run as placeholders). */
   images?: ContainerImages;
+  /** The control plane's options that a large cluster needs (no fault proxy, a slower kubelet loop). */
+  controlPlane?: Pick<ControlPlaneOptions, 'faultProxy' | 'kubeletSyncMs'>;
 }
 
 /** Starts a control plane with the CRDs, a namespace, the recorder ConfigMap and both ServiceAccounts with the chart's RBAC. */
 export async function startTestCluster(t: TestContext, opts: TestClusterOptions = {}): Promise<TestCluster> {
-  const kube = await startKubeCluster(t, opts.images === undefined ? {} : { images: opts.images });
+  const kube = await startKubeCluster(t, { ...opts.controlPlane, ...(opts.images === undefined ? {} : { images: opts.images }) });
   const { controlPlane, dir } = kube;
   const adminKubeconfig = kube.kubeconfig;
   const namespace = opts.namespace ?? 'vigil';

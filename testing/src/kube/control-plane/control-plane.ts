@@ -60,7 +60,21 @@ export interface ControlPlaneOptions {
   nodeMonitorGracePeriodSeconds?: number;
   /** What the kubelet runs for each container image (others run as placeholders). */
   images?: ContainerImages;
+  /**
+   * false: token-bearing clients talk to kube-apiserver itself, and `faults` refuses every fault. The proxy runs in the
+   * test's own process, so at 200 nodes (100 heartbeats a second and more) it is the slowest part of the path.
+   */
+  faultProxy?: boolean;
+  /** How often the kubelet reads the Nodes and Pods (default 500 ms; a few hundred Nodes need less often). */
+  kubeletSyncMs?: number;
 }
+
+/** The faults of a control plane started without its proxy: asking for one is a mistake in the test. */
+const NO_FAULTS: ApiFaults = new Proxy({} as ApiFaults, {
+  get: (_target, name) => () => {
+    throw new Error(`this control plane runs without the fault proxy: faults.${String(name)}() is not available`);
+  },
+});
 
 export async function startControlPlane(dir: string, opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
   const started = Date.now();
@@ -79,8 +93,10 @@ export async function startControlPlane(dir: string, opts: ControlPlaneOptions =
     const pki = pkiMade.value;
     const apiserver = await startKubeApiserver({ binary: binaries.kubeApiserver, dir, pki, etcdUrl: etcd.url, etcdPrefix: '/registry' });
     stops.push(() => apiserver.stop());
-    const proxy = await startApiFaultProxy(apiserver.url, pki);
-    stops.push(() => proxy.close());
+    const proxy = opts.faultProxy === false ? undefined : await startApiFaultProxy(apiserver.url, pki);
+    if (proxy !== undefined) stops.push(() => proxy.close());
+    const tokenUrl = proxy?.url ?? apiserver.url;
+    const faults = proxy ?? NO_FAULTS;
     const adminUser = { 'client-certificate': pki.adminCertFile, 'client-key': pki.adminKeyFile };
     const adminKubeconfig = join(dir, 'admin.kubeconfig');
     await writeFile(adminKubeconfig, kubeconfigYaml(apiserver.url, pki.caPem, adminUser, undefined));
@@ -88,7 +104,7 @@ export async function startControlPlane(dir: string, opts: ControlPlaneOptions =
     stops.push(() => controllerManager.stop());
     // The kubelet serves with kube-apiserver's certificate (same CA, names 127.0.0.1), which kube-apiserver verifies.
     const serving = { cert: await readFile(pki.servingCertFile, 'utf8'), key: await readFile(pki.servingKeyFile, 'utf8') };
-    const kubelet = await startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: proxy.url, caPem: pki.caPem }, faults: proxy, serving, ...(opts.images === undefined ? {} : { images: opts.images }) });
+    const kubelet = await startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: tokenUrl, caPem: pki.caPem }, faults, serving, ...(opts.images === undefined ? {} : { images: opts.images }), ...(opts.kubeletSyncMs === undefined ? {} : { syncMs: opts.kubeletSyncMs }) });
     stops.push(() => kubelet.stop());
 
     const kc = new KubeConfig();
@@ -113,20 +129,20 @@ export async function startControlPlane(dir: string, opts: ControlPlaneOptions =
     const agent = new Agent({ connect: { ca: pki.caPem } });
     stops.push(() => agent.close());
     return {
-      url: proxy.url,
+      url: tokenUrl,
       apiserverUrl: apiserver.url,
       caPem: pki.caPem,
       adminKubeconfig,
       adminToken,
       auditLogPath: apiserver.auditLogPath,
       startMs: Date.now() - started,
-      faults: proxy,
+      faults,
       kubelet,
-      fetch: (path, init = {}) => undiciFetch(`${proxy.url}${path}`, { ...init, dispatcher: agent }),
+      fetch: (path, init = {}) => undiciFetch(`${tokenUrl}${path}`, { ...init, dispatcher: agent }),
       async writeKubeconfig(path, o = {}) {
         const text = o.token === undefined
           ? kubeconfigYaml(apiserver.url, pki.caPem, adminUser, o.namespace)
-          : kubeconfigYaml(proxy.url, pki.caPem, { token: o.token }, o.namespace);
+          : kubeconfigYaml(tokenUrl, pki.caPem, { token: o.token }, o.namespace);
         await writeFile(path, text, { mode: 0o600 });
       },
       issueServiceAccountToken,
