@@ -1,7 +1,7 @@
 // The operator's parts wired together: informers (started at once, so a standby keeps warm caches), the controllers
 // (started only while leading), the change → key mappings, and the one-second tick that notices silent nodes (on the
 // injected clock).
-import { CA_CONFIGMAP_NAME, isCameraCredentialsSecretName, Labels, MEMBERSHIP_REQUEST_ANNOTATION, nodeOfLease, type Camera, type RecorderNode } from '@vigil/crds';
+import { CA_CONFIGMAP_NAME, isCameraCredentialsSecretName, Labels, MEMBERSHIP_REQUEST_ANNOTATION, nodeLeaseName, nodeOfLease, RecorderNodeCondition, type Camera, type RecorderNode } from '@vigil/crds';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import {
@@ -29,6 +29,7 @@ import { RELEASE_CA_KEY, reconcileReleaseCaFor } from './controllers/release-ca.
 import type { LabelMatcher } from './controllers/label-selector.js';
 import { MANAGED_BY, NODE_ANNOTATION } from './desired/names.js';
 import { recorderClusterBindingName } from './desired/recorder-identity.js';
+import { certificateCondition } from './desired/recorder-node-status.js';
 
 /** Nodes each per-node controller (RecorderNode, identity, Pod, status) works on at once. */
 const PER_NODE_WORKERS = 4;
@@ -155,14 +156,16 @@ export class Operator {
       if (obj && !old) c.leaseOwners.enqueue(leaseName);
       const node = nodeOfLease(leaseName);
       if (node === undefined) return;
-      c.nodeStatus.enqueue(node);
+      const now = this.opts.clock.now();
+      const silence = this.opts.nodeSilenceMs;
+      const onlineChanged = !obj || !old || isOnline(obj as Lease, now, silence) !== isOnline(old as Lease, now, silence);
+      // A renewal that reports nothing new changes no status (200 nodes renew 100 times a second).
+      if (onlineChanged || JSON.stringify(obj?.metadata.annotations) !== JSON.stringify(old?.metadata.annotations)) c.nodeStatus.enqueue(node);
       if (!obj) c.identity.enqueue(node); // deleted (/cluster/leave): made again, empty
       if (obj?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION] !== old?.metadata.annotations?.[MEMBERSHIP_REQUEST_ANNOTATION]) c.membership.enqueue(node);
       // A renewal of a node that stays online changes no decision; a node coming back (or a Lease appearing or
       // going, or its URL) does, and may also be what a waiting roll needs. Silence makes no event: the tick notices it.
-      const now = this.opts.clock.now();
-      const silence = this.opts.nodeSilenceMs;
-      if (!obj || !old || isOnline(obj as Lease, now, silence) !== isOnline(old as Lease, now, silence) || reportOf(obj as Lease).url !== reportOf(old as Lease).url) {
+      if (onlineChanged || reportOf(obj as Lease).url !== reportOf(old as Lease).url) {
         c.assignment.enqueue(ASSIGNMENT_KEY);
         for (const waiting of this.rollWaiters.list()) c.pods.enqueue(waiting);
       }
@@ -253,7 +256,16 @@ export class Operator {
     everything();
     const tick = () => {
       this.controllers.assignment.enqueue(ASSIGNMENT_KEY);
-      for (const rn of this.caches.recorderNodes.list()) this.controllers.nodeStatus.enqueue(rn.metadata.name ?? '');
+      // What time alone changes in a node's status: its heartbeat went silent (or came back), its certificate neared
+      // or reached its end. Only the nodes whose status says otherwise are looked at (200 nodes, every second).
+      const now = this.opts.clock.now();
+      for (const rn of this.caches.recorderNodes.list()) {
+        const name = rn.metadata.name ?? '';
+        const lease = this.caches.leases.get(`${this.opts.namespace}/${nodeLeaseName(name)}`);
+        const certificate = certificateCondition(reportOf(lease), now, 0)?.reason;
+        const written = rn.status?.conditions?.find((x) => x.type === RecorderNodeCondition.CertificateValid)?.reason;
+        if ((rn.status?.online ?? false) !== isOnline(lease, now, this.opts.nodeSilenceMs) || certificate !== written) this.controllers.nodeStatus.enqueue(name);
+      }
       for (const [name, ctl] of Object.entries(this.controllers)) this.opts.metrics.queueDepth.set({ controller: ctl.name ?? name }, ctl.queue.length);
     };
     this.every(this.opts.tickMs ?? 1000, tick, signal);
