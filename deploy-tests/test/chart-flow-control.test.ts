@@ -1,36 +1,53 @@
 // The chart's API Priority and Fairness objects (templates/flowcontrol.yaml) on kube-apiserver: the Lease requests of
-// the release's ServiceAccounts land in the release's own priority level, everything else they ask where it was.
+// the operator land in the release's leader-election level, the recorders' in its heartbeats level, everything else
+// they ask where it was.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ok, startKubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { CHART_DIR, find, renderChart } from './support/chart.js';
 
-test('rendered: a FlowSchema and its priority level for the release namespace\'s Lease requests; none when disabled', async (t) => {
+type Schema = {
+  spec: { priorityLevelConfiguration: { name: string }; matchingPrecedence: number; rules: Array<{ subjects: Array<{ serviceAccount: { namespace: string; name: string } }>; resourceRules: Array<{ resources: string[]; namespaces: string[] }> }> };
+};
+
+test('rendered: a priority level and FlowSchema for the operator\'s leader election and another for the heartbeats; none when disabled', async (t) => {
   const objects = await renderChart(t, {}, { namespace: 'cams', release: 'site-a' });
-  const schema = find(objects, 'FlowSchema', 'cams-site-a-vigil-leases') as unknown as {
-    spec: { priorityLevelConfiguration: { name: string }; rules: Array<{ subjects: Array<{ serviceAccount: { namespace: string; name: string } }>; resourceRules: Array<{ resources: string[]; namespaces: string[] }> }> };
+  const describe = (name: string) => {
+    const schema = find(objects, 'FlowSchema', name) as unknown as Schema;
+    const level = find(objects, 'PriorityLevelConfiguration', name) as unknown as { spec: { limited: { nominalConcurrencyShares: number } } };
+    return {
+      level: schema.spec.priorityLevelConfiguration.name, precedence: schema.spec.matchingPrecedence, shares: level.spec.limited.nominalConcurrencyShares,
+      rules: schema.spec.rules.map((r) => [r.subjects.map((x) => `${x.serviceAccount.namespace}/${x.serviceAccount.name}`), r.resourceRules.map((x) => [x.resources, x.namespaces])]),
+    };
   };
-  find(objects, 'PriorityLevelConfiguration', 'cams-site-a-vigil-leases');
-  assert.equal(schema.spec.priorityLevelConfiguration.name, 'cams-site-a-vigil-leases');
-  assert.deepEqual(schema.spec.rules.map((r) => [r.subjects.map((s) => `${s.serviceAccount.namespace}/${s.serviceAccount.name}`), r.resourceRules.map((x) => [x.resources, x.namespaces])]), [[['cams/*'], [[['leases'], ['cams']]]]]);
+  const operatorAccount = (find(objects, 'Deployment', 'site-a-vigil-operator') as unknown as { spec: { template: { spec: { serviceAccountName: string } } } }).spec.template.spec.serviceAccountName;
+  assert.deepEqual(describe('cams-site-a-vigil-leader-election'), { level: 'cams-site-a-vigil-leader-election', precedence: 1400, shares: 10, rules: [[[`cams/${operatorAccount}`], [[['leases'], ['cams']]]]] });
+  // Every other ServiceAccount of the namespace (the recorders'), after the operator's (a lower precedence matches first).
+  assert.deepEqual(describe('cams-site-a-vigil-heartbeats'), { level: 'cams-site-a-vigil-heartbeats', precedence: 1500, shares: 40, rules: [[['cams/*'], [[['leases'], ['cams']]]]] });
   const off = await renderChart(t, { flowControl: { enabled: false } });
   assert.deepEqual(off.filter((o) => o.kind === 'FlowSchema' || o.kind === 'PriorityLevelConfiguration'), []);
 });
 
-test('installed: the operator\'s Lease requests are classified by the release\'s FlowSchema, its other requests are not', async (t) => {
+test('installed: the operator\'s Lease requests go to the leader-election level, a recorder\'s to the heartbeats, their other requests where they were', async (t) => {
   const cluster = await startKubeCluster(t);
   ok(await cluster.kubectl(['apply', '--server-side', '-f', `${CHART_DIR}/crds`]), 'CRDs');
   ok(await cluster.helm(['install', 'vigil', CHART_DIR, '-n', 'vigil', '--create-namespace']), 'install');
-  const uid = ok(await cluster.kubectl(['get', 'flowschema', 'vigil-vigil-leases', '-o', 'jsonpath={.metadata.uid}']), 'the FlowSchema').trim();
-  const builtIn = ok(await cluster.kubectl(['get', 'flowschema', 'service-accounts', '-o', 'jsonpath={.metadata.uid}']), 'the built-in FlowSchema').trim();
-  const token = ok(await cluster.kubectl(['-n', 'vigil', 'create', 'token', 'vigil-operator']), 'a token of the operator').trim();
+  const uidOf = async (name: string) => ok(await cluster.kubectl(['get', 'flowschema', name, '-o', 'jsonpath={.metadata.uid}']), `FlowSchema ${name}`).trim();
+  const leaderElection = await uidOf('vigil-vigil-leader-election');
+  const heartbeats = await uidOf('vigil-vigil-heartbeats');
+  const builtIn = await uidOf('service-accounts');
+  ok(await cluster.kubectl(['-n', 'vigil', 'create', 'serviceaccount', 'vigil-recorder-node-a']), 'a recorder\'s ServiceAccount');
+  const tokenOf = async (account: string) => ok(await cluster.kubectl(['-n', 'vigil', 'create', 'token', account]), `a token of ${account}`).trim();
+  const operator = await tokenOf('vigil-operator');
+  const recorder = await tokenOf('vigil-recorder-node-a');
   // kube-apiserver names the FlowSchema that classified each request in a response header.
-  const classifiedBy = async (path: string) => {
+  const classifiedBy = async (token: string, path: string) => {
     const res = await cluster.controlPlane.fetch(path, { headers: { authorization: `Bearer ${token}` } });
     await res.arrayBuffer();
     return res.headers.get('x-kubernetes-pf-flowschema-uid');
   };
-  assert.equal(await classifiedBy('/apis/coordination.k8s.io/v1/namespaces/vigil/leases/vigil-operator'), uid, 'the leader Lease');
-  assert.equal(await classifiedBy('/apis/vigil.io/v1alpha1/namespaces/vigil/cameras'), builtIn, 'a list of Cameras stays with every ServiceAccount');
-  assert.equal(await classifiedBy('/apis/coordination.k8s.io/v1/namespaces/default/leases/x'), builtIn, 'a Lease of another namespace is not ours');
+  assert.equal(await classifiedBy(operator, '/apis/coordination.k8s.io/v1/namespaces/vigil/leases/vigil-operator'), leaderElection, 'the leader Lease');
+  assert.equal(await classifiedBy(recorder, '/apis/coordination.k8s.io/v1/namespaces/vigil/leases/vigil-node-node-a'), heartbeats, 'a heartbeat');
+  assert.equal(await classifiedBy(operator, '/apis/vigil.io/v1alpha1/namespaces/vigil/cameras'), builtIn, 'a list of Cameras stays with every ServiceAccount');
+  assert.equal(await classifiedBy(operator, '/apis/coordination.k8s.io/v1/namespaces/default/leases/x'), builtIn, 'a Lease of another namespace is not ours');
 });
