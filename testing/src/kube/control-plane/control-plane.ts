@@ -4,9 +4,8 @@
 // never leak from one test into another.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
-import { PooledKubeConfig } from '../pooled-kubeconfig.js';
 import { startApiFaultProxy, type ApiFaults } from './api-fault-proxy.js';
 import { controlPlaneBinaries } from './binaries.js';
 import { waitForFixture } from '../../fixture-process.js';
@@ -90,8 +89,8 @@ export async function startControlPlane(dir: string, opts: ControlPlaneOptions =
     const kubelet = startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: proxy.url, caPem: pki.caPem }, faults: proxy, ...(opts.images === undefined ? {} : { images: opts.images }) });
     stops.push(() => kubelet.stop());
 
-    const kc = PooledKubeConfig.fromFile(adminKubeconfig);
-    stops.push(() => kc.close());
+    const kc = new KubeConfig();
+    kc.loadFromFile(adminKubeconfig);
     const core = kc.makeApiClient(CoreV1Api);
     // kube-controller-manager is up once its ServiceAccount controller has made the default namespace's account.
     await waitForFixture(controllerManager.process, () => core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }).then(() => true, () => false), 60_000, 'kube-controller-manager');

@@ -3,11 +3,10 @@
 // their graceful deletion, and can lose a node (heartbeats stop, its processes SIGKILLed) or cut a node's Pods off the
 // API (their tokens refused by the fault proxy).
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { freePort } from '../../net.js';
 import { waitUntil } from '../../processes.js';
 import type { ApiFaults, CutOffMode } from '../control-plane/api-fault-proxy.js';
-import { PooledKubeConfig } from '../pooled-kubeconfig.js';
 import type { ContainerImages } from './container-images.js';
 import { MERGE, NodeHeartbeats } from './node-heartbeats.js';
 import { apiPodSources } from './pod-sources.js';
@@ -54,7 +53,8 @@ export interface ProcessKubelet extends ProcessKubeletControls {
 
 /** Starts the kubelet; its loop reads the Nodes and Pods every `syncMs`. */
 export function startProcessKubelet(o: ProcessKubeletOptions): ProcessKubelet {
-  const kc = PooledKubeConfig.fromFile(o.kubeconfig);
+  const kc = new KubeConfig();
+  kc.loadFromFile(o.kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
   const heartbeats = new NodeHeartbeats(core, kc.makeApiClient(CoordinationV1Api), (o.heartbeatSeconds ?? 5) * 1000);
   const sources = apiPodSources(core);
@@ -192,7 +192,6 @@ export function startProcessKubelet(o: ProcessKubeletOptions): ProcessKubelet {
       clearInterval(timer);
       for (const w of workers.values()) w.lose();
       await Promise.all([...workers.values()].map((w) => w.terminate(0)));
-      kc.close();
     },
   };
 }
