@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { startControlPlane } from '../../src/kube/control-plane/control-plane.js';
 import type { ContainerImages } from '../../src/kube/kubelet/container-images.js';
 import { waitUntil } from '../../src/processes.js';
@@ -130,6 +130,16 @@ test('the process kubelet runs a Pod as local processes, with real status, resta
     const app = status?.containerStatuses?.[0];
     assert.deepEqual([app?.name, app?.ready, app?.restartCount, app?.state?.running !== undefined], ['app', true, 0, true]);
     assert.deepEqual([status?.initContainerStatuses?.[0]?.state?.terminated?.exitCode, status?.initContainerStatuses?.[0]?.state?.terminated?.reason], [0, 'Completed']);
+  });
+
+  await t.test('the Node’s heartbeat is its Lease in kube-node-lease: renewed every few seconds, the Node stays Ready past the grace period', async () => {
+    const coordination = kc.makeApiClient(CoordinationV1Api);
+    const renewedAt = async () => new Date((await coordination.readNamespacedLease({ name: 'node-a', namespace: 'kube-node-lease' })).spec?.renewTime ?? 0).getTime();
+    const first = await renewedAt();
+    assert.ok(Date.now() - first < 10_000, 'renewed within the last heartbeat period');
+    await new Promise((r) => setTimeout(r, 8000)); // more than the 6 s grace period, less than the minute between status posts
+    assert.ok((await renewedAt()) > first, 'renewed again');
+    assert.equal((await core.readNode({ name: 'node-a' })).status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
   });
 
   await t.test('a crash is restarted by restartPolicy: restartCount 1, the last state says exit code 3', async () => {

@@ -35,18 +35,24 @@ async function postNodeStatus(core: CoreV1Api, node: V1Node, kubeletPort: number
   }, MERGE);
 }
 
+/** metav1.MicroTime as kube-apiserver takes it: six digits of fraction (a Date's three are refused with a 400). */
+function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}
+
+const APPLY = setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply);
+
+/** The Node's Lease in kube-node-lease, made or renewed in one server-side apply. */
 async function renewLease(coordination: CoordinationV1Api, node: V1Node): Promise<void> {
   const name = node.metadata?.name ?? '';
-  const renewTime = new Date();
-  try {
-    await coordination.patchNamespacedLease({ name, namespace: NODE_LEASE_NAMESPACE, body: { spec: { holderIdentity: name, renewTime } } }, MERGE);
-  } catch (err) {
-    if ((err as { code?: number }).code !== 404) throw err;
-    await coordination.createNamespacedLease({
-      namespace: NODE_LEASE_NAMESPACE,
-      body: { metadata: { name, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata?.uid ?? '' }] }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime } },
-    });
-  }
+  await coordination.patchNamespacedLease({
+    name, namespace: NODE_LEASE_NAMESPACE, fieldManager: 'vigil-process-kubelet', force: true,
+    body: {
+      apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+      metadata: { name, namespace: NODE_LEASE_NAMESPACE, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata?.uid ?? '' }] },
+      spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: microTime(Date.now()) },
+    },
+  }, APPLY);
 }
 
 /** How often a Ready Node's status is posted again when nothing changed (the kubelet's nodeStatusReportFrequency is 5 min). */
