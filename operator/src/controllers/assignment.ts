@@ -5,7 +5,7 @@
 // only after that node's credentials Secret has the camera's credentials (camera-credentials.ts).
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
 import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView, forEachLimited } from '@vigil/kube';
-import { planAssignment, type CameraDecision } from '../desired/assignment.js';
+import { planAssignment, writeOrder, type CameraDecision } from '../desired/assignment.js';
 import { recordingNodes } from '../desired/camera-credentials.js';
 import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus, type OwnedCameraStatus } from '../desired/camera-status.js';
 import { DEFAULT_PLAN_OPTIONS, isSettled } from '../desired/placement-rules.js';
@@ -131,7 +131,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext, credentials: Node
     let conflicts = 0;
     let held = 0;
     const planned = newRecorders(writes);
-    await credentials.whileAssigning(planned, signal, (unwritten) => forEachLimited(writes, WRITE_CONCURRENCY, async ({ cam, owned, decision }) => {
+    await credentials.whileAssigning(planned, signal, (unwritten) => forEachLimited(writeOrder(writes), WRITE_CONCURRENCY, async ({ cam, owned, decision }) => {
       if (signal.aborted) return;
       // The node's Secret could not get the camera's credentials: not given to it yet (planned again with backoff).
       if ((planned.get(keyOf(cam)) ?? []).some((n) => unwritten.has(n))) {

@@ -137,3 +137,13 @@ export function planAssignment(cameras: Camera[], nodes: NodeView[], options: Pa
   if (quorum.ok) rebalance(sorted, nodes, decisions, load, opts);
   return { quorum, decisions, load };
 }
+
+/**
+ * The order a pass writes its Camera statuses in: every camera that gets a node, loses one or moves (a failover above
+ * all) before the ones whose status only follows what happened (a phase, a condition's wording). At 5,000 cameras a
+ * pass has thousands of writes, and a camera waiting for a node must not wait behind them.
+ */
+export function writeOrder<T extends { decision: CameraDecision }>(writes: readonly T[]): T[] {
+  const rank = (d: CameraDecision): number => (d.move === 'failover' ? 0 : d.move === 'none' ? 2 : 1);
+  return writes.map((w, i) => ({ w, i })).sort((a, b) => rank(a.w.decision) - rank(b.w.decision) || a.i - b.i).map(({ w }) => w);
+}

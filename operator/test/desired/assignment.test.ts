@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera } from '@vigil/crds';
-import { planAssignment } from '../../src/desired/assignment.js';
+import { planAssignment, writeOrder, type CameraDecision } from '../../src/desired/assignment.js';
 import { camera, node } from '../support/objects.js';
 
 const assigned = (name: string, n: string, extra: Camera['status'] = {}) => camera(name, { node: n, phase: 'Recording', ...extra });
@@ -116,4 +116,10 @@ test('a camera whose name is no camera id gets no node', () => {
   const d = planAssignment([long], [node('a')]).decisions.get(`vigil/${'x'.repeat(70)}`)!;
   assert.equal(d.reason, 'InvalidName');
   assert.equal(d.node, undefined);
+});
+
+test('a pass writes failovers first, then every other camera that gets, loses or changes its node, then the rest in their order', () => {
+  const w = (key: string, move: CameraDecision['move']) => ({ key, decision: { key, move } as CameraDecision });
+  const order = writeOrder([w('a', 'none'), w('b', 'assigned'), w('c', 'none'), w('d', 'failover'), w('e', 'handover-complete'), w('f', 'unassigned'), w('g', 'failover')]);
+  assert.deepEqual(order.map((x) => x.key), ['d', 'g', 'b', 'e', 'f', 'a', 'c']);
 });
