@@ -15,7 +15,7 @@ import { WorkQueue } from './runtime/workqueue.js';
 import { ASSIGNMENT_KEY, reconcileAssignmentFor } from './controllers/assignment.js';
 import { CHECKS_KEY, reconcileCameraChecksFor } from './controllers/camera-checks.js';
 import { CREDENTIALS_KEY, NodeCredentials, reconcileCameraCredentialsFor } from './controllers/camera-credentials.js';
-import type { Caches, ControllerContext } from './controllers/context.js';
+import { nsKey, type Caches, type ControllerContext } from './controllers/context.js';
 import { EventRecorder } from './controllers/events.js';
 import { reconcileLeaseOwnerFor } from './controllers/lease-owners.js';
 import { PodTemplates } from './controllers/pod-templates.js';
@@ -261,7 +261,7 @@ export class Operator {
       const now = this.opts.clock.now();
       for (const rn of this.caches.recorderNodes.list()) {
         const name = rn.metadata.name ?? '';
-        const lease = this.caches.leases.get(`${this.opts.namespace}/${nodeLeaseName(name)}`);
+        const lease = this.caches.leases.get(nsKey(this.context, nodeLeaseName(name)));
         const certificate = certificateCondition(reportOf(lease), now, 0)?.reason;
         const written = rn.status?.conditions?.find((x) => x.type === RecorderNodeCondition.CertificateValid)?.reason;
         if ((rn.status?.online ?? false) !== isOnline(lease, now, this.opts.nodeSilenceMs) || certificate !== written) this.controllers.nodeStatus.enqueue(name);

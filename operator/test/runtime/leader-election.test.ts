@@ -110,13 +110,18 @@ test('a leader that cannot renew within the renew deadline loses leadership (and
   // it stopped at most 4 s after its last renewal; a standby could take over only 6 s after it
 });
 
-test('the leader renews with one write over its last copy; a conflict (another writer) makes it read the Lease again', async () => {
+/** 'a' leads on a fresh store and renews until `stop` aborts (`outcome`). */
+async function renewingLeader() {
   const clock = new FakeClock();
   const store = new MemoryLeaseStore();
   const a = elector('a', store, clock);
   assert.equal(await a.acquire(new AbortController().signal), true);
   const stop = new AbortController();
-  const outcome = a.renewUntilLost(stop.signal);
+  return { clock, store, a, stop, outcome: a.renewUntilLost(stop.signal) };
+}
+
+test('the leader renews with one write over its last copy; a conflict (another writer) makes it read the Lease again', async () => {
+  const { clock, store, a, stop, outcome } = await renewingLeader();
   const readsAtStart = store.reads;
   for (let i = 0; i < 10; i++) await clock.advance(1000);
   assert.equal(Number(store.lease?.metadata.resourceVersion), 11, 'ten renewals were written');
@@ -133,12 +138,7 @@ test('the leader renews with one write over its last copy; a conflict (another w
 });
 
 test('after a failed renewal the leader tries again within a quarter second, not a whole retry period', async () => {
-  const clock = new FakeClock();
-  const store = new MemoryLeaseStore();
-  const a = elector('a', store, clock);
-  assert.equal(await a.acquire(new AbortController().signal), true);
-  const stop = new AbortController();
-  const outcome = a.renewUntilLost(stop.signal);
+  const { clock, store, a, stop, outcome } = await renewingLeader();
   await clock.advance(1000);
   const renewedAt = (await store.get())?.spec?.renewTime;
   store.failing = true;
