@@ -22,10 +22,12 @@ export async function runUntil(t: TestContext, argv: string[], opts: { until: Re
   if (opts.terminal) {
     const dir = await tempDir(t, 'vigil-tty-');
     const wrapper = join(dir, 'run.sh');
-    // The shell says its pid, then becomes the program (exec keeps the pid).
+    // The shell says its pid, then becomes the program (exec keeps the pid). `script` runs the command with $SHELL -c;
+    // the leading exec makes that shell go too: dash (Debian's /bin/sh, the shell of a CI job) would otherwise wait
+    // and add its own "Terminated" line to the output once the program ends on SIGTERM.
     writeFileSync(wrapper, 'echo "vigil-test-pid $$"\nexec "$@"\n');
     command = 'script';
-    args = ['-qefc', ['sh', wrapper, ...argv].map(quote).join(' '), '/dev/null'];
+    args = ['-qefc', `exec ${['sh', wrapper, ...argv].map(quote).join(' ')}`, '/dev/null'];
   }
   const child = spawn(command, args, { env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
