@@ -32,5 +32,11 @@ export function onBothIngestPaths(prefix: string, source: string, settings: Reco
 /** Resolves once the camera writes a file (GET /api/archive/{id}/current answers 200; `token` when auth is on). */
 export async function waitRecording(rec: RecorderProcess, id: string, options: { token?: string; timeoutMs?: number; stepMs?: number } = {}): Promise<void> {
   const writing = async (): Promise<boolean> => (await getJson(`${rec.url}/api/archive/${id}/current`, options.token)).status === 200;
-  await waitUntil(writing, options.timeoutMs ?? 30_000, `${id} records`, options.stepMs);
+  try {
+    await waitUntil(writing, options.timeoutMs ?? 30_000, `${id} records`, options.stepMs);
+  } catch (error) {
+    // What the camera did meanwhile says why: it never connected, its stream did not start, or it kept restarting.
+    const own = rec.logs().filter((l) => l['camera'] === id).slice(-12).map((l) => `  ${l.msg} ${JSON.stringify({ ...l, msg: undefined, time: undefined })}`);
+    throw new Error(`${(error as Error).message}; its last log lines:\n${own.join('\n') || '  (none)'}`);
+  }
 }
