@@ -55,7 +55,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, clock: Clock 
   const metrics = new OperatorMetrics(registry);
   metrics.leader.set(0);
 
-  const operator = new Operator({ client, namespace, identity, settings, clock, log, metrics, nodeSilenceMs: flags.nodeSilenceMs, nodeEligible });
+  const operator = new Operator({ client, namespace, identity, settings, clock, log, metrics, nodeSilenceMs: flags.nodeSilenceMs, nodeSettleMs: flags.nodeSettleMs, nodeEligible });
   const server = await startHealthServer({ host: flags.listenHost, port: flags.listenPort, registry, ready: () => operator.hasSynced() });
   log.info({ namespace, listen: `${flags.listenHost}:${server.port}`, nodeSelector: flags.nodeSelector || '(every Node)' }, 'vigil-operator starting');
 

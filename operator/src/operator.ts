@@ -29,6 +29,7 @@ import { RELEASE_CA_KEY, reconcileReleaseCaFor } from './controllers/release-ca.
 import type { LabelMatcher } from './controllers/label-selector.js';
 import { MANAGED_BY, NODE_ANNOTATION } from './desired/names.js';
 import { recorderClusterBindingName } from './desired/recorder-identity.js';
+import { DEFAULT_PLAN_OPTIONS } from './desired/placement-rules.js';
 import { certificateCondition } from './desired/recorder-node-status.js';
 
 /** Nodes each per-node controller (RecorderNode, identity, Pod, status) works on at once. */
@@ -43,6 +44,8 @@ export interface OperatorOptions {
   log: Logger;
   metrics: OperatorMetrics;
   nodeSilenceMs: number;
+  /** A member online this long is settled (default 30 s, DEFAULT_PLAN_OPTIONS). */
+  nodeSettleMs?: number;
   nodeEligible: LabelMatcher;
   /** How often silent nodes and time-based phases are checked (kubernetes.md §4: every second). */
   tickMs?: number;
@@ -100,7 +103,7 @@ export class Operator {
     this.events = new EventRecorder(client, opts.identity, clock, log.child({ part: 'events' }), undefined, () => opts.metrics.eventsDropped.inc());
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
-      nodeSilenceMs: opts.nodeSilenceMs, nodeEligible: opts.nodeEligible,
+      nodeSilenceMs: opts.nodeSilenceMs, nodeSettleMs: opts.nodeSettleMs ?? DEFAULT_PLAN_OPTIONS.settleMs, nodeEligible: opts.nodeEligible,
     };
     this.context = ctx;
     const templates = new PodTemplates(ctx);

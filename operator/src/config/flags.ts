@@ -13,6 +13,8 @@ export interface OperatorFlags {
   renewDeadlineMs: number;
   retryPeriodMs: number;
   nodeSilenceMs: number;
+  /** --node-settle: a member online this long without a break is settled (takes rebalanced cameras). */
+  nodeSettleMs: number;
   logLevel: string;
   /** --log-format; undefined: pretty on a terminal, JSON otherwise. */
   logFormat?: LogFormat;
@@ -35,6 +37,7 @@ export const USAGE = `usage: vigil-operator --settings FILE [options]
   --renew-deadline D       leader renew deadline (default 4s)
   --retry-period D         leader retry period (default 1s)
   --node-silence D         a node whose heartbeat is older is offline (default 15s)
+  --node-settle D          a node online this long without a break takes rebalanced cameras (default 30s)
   --log-level LEVEL        fatal|error|warn|info|debug|trace (default info)
   --log-format F           json or pretty (time, level, message); default pretty on a terminal, else json
   --version                print the version and exit
@@ -59,7 +62,7 @@ export function parseListen(value: string): { host: string; port: number } {
 
 export function parseFlags(argv: string[], env: NodeJS.ProcessEnv): OperatorFlags {
   const values = new Map<string, string>();
-  const known = new Set(['--settings', '--namespace', '--identity', '--listen', '--node-selector', '--lease-duration', '--renew-deadline', '--retry-period', '--node-silence', '--log-level', '--log-format']);
+  const known = new Set(['--settings', '--namespace', '--identity', '--listen', '--node-selector', '--lease-duration', '--renew-deadline', '--retry-period', '--node-silence', '--node-settle', '--log-level', '--log-format']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--help' || arg === '-h') throw new UsageError(USAGE);
@@ -84,6 +87,7 @@ export function parseFlags(argv: string[], env: NodeJS.ProcessEnv): OperatorFlag
     renewDeadlineMs: parseDuration('--renew-deadline', values.get('--renew-deadline') ?? '4s'),
     retryPeriodMs: parseDuration('--retry-period', values.get('--retry-period') ?? '1s'),
     nodeSilenceMs: parseDuration('--node-silence', values.get('--node-silence') ?? '15s'),
+    nodeSettleMs: parseDuration('--node-settle', values.get('--node-settle') ?? '30s'),
     logLevel: values.get('--log-level') ?? 'info',
   };
   const logFormat = values.get('--log-format');

@@ -97,7 +97,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext, credentials: Node
     ];
     const byName = new Map(nodes.map((n) => [n.name, n]));
     const cameras = ctx.caches.cameras.list().filter((c) => !c.metadata.deletionTimestamp);
-    const options = { ...DEFAULT_PLAN_OPTIONS, now };
+    const options = { ...DEFAULT_PLAN_OPTIONS, now, settleMs: ctx.nodeSettleMs };
     // The tick asks every second; plan again only when an input changed or something time-based is due.
     const signature = JSON.stringify([nodes.map((n) => [n.name, n.member, n.online, n.url, n.labels, n.onlineSince, n.awaited]), cameras.map((c) => c.metadata.resourceVersion)]);
     if (last && last.signature === signature && now < last.validUntil) return;

@@ -41,6 +41,8 @@ export interface ControllerContext {
   events: EventRecorder;
   /** A node whose heartbeat is older than this is offline. */
   nodeSilenceMs: number;
+  /** A member online this long without a break is settled: rebalancing moves cameras only towards settled members. */
+  nodeSettleMs: number;
   /** Which Kubernetes Nodes get a RecorderNode. */
   nodeEligible: (labels: Record<string, string>) => boolean;
 }

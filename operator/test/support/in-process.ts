@@ -27,7 +27,7 @@ export interface InProcess {
   until(cond: () => boolean, what: string): Promise<void>;
 }
 
-export async function inProcessOperator(t: TestContext, opts: { nodeSelector?: string; nodeSilenceMs?: number; clock?: Clock; settingsYaml?: string } = {}): Promise<InProcess> {
+export async function inProcessOperator(t: TestContext, opts: { nodeSelector?: string; nodeSilenceMs?: number; nodeSettleMs?: number; clock?: Clock; settingsYaml?: string } = {}): Promise<InProcess> {
   const cluster = await startTestCluster(t, opts.settingsYaml === undefined ? {} : { settingsYaml: opts.settingsYaml });
   const client = new KubeClient(loadKubeConfig({ KUBECONFIG: cluster.operatorKubeconfig }));
   const admin = new KubeClient(loadKubeConfig({ KUBECONFIG: cluster.adminKubeconfig }));
@@ -38,6 +38,7 @@ export async function inProcessOperator(t: TestContext, opts: { nodeSelector?: s
   const operator = new Operator({
     client, namespace: cluster.namespace, identity: 'unit', settings: loadSettings(cluster.settingsFile), clock: opts.clock ?? systemClock,
     log: pino({ level: 'silent' }), metrics: new OperatorMetrics(new Registry()), nodeSilenceMs: opts.nodeSilenceMs ?? 15_000,
+    ...(opts.nodeSettleMs === undefined ? {} : { nodeSettleMs: opts.nodeSettleMs }),
     nodeEligible: parseLabelSelector(opts.nodeSelector ?? ''),
   });
   operator.startInformers();

@@ -18,6 +18,11 @@ export const TOKENS = { admin: 'cluster-admin-token-1', viewer: 'cluster-viewer-
 /** The cameras' RTSP password: it lives in a Secret and must never reach a log or an answer. */
 export const CAMERA_PASSWORD = 'Rtsp-Secret-7731';
 export const SEGMENT_SECONDS = 2;
+/**
+ * The operators' --node-settle: shorter than the 30 s default, so a node that came back takes its share sooner; long
+ * enough that "a node that comes back takes nothing back" is seen before it settles.
+ */
+export const NODE_SETTLE_S = 20;
 
 /** The image the operator's settings name for the recorder (test-cluster's SETTINGS_YAML); the kubelet runs it from this checkout. */
 const RECORDER_IMAGE = 'vigil/recorder:test';
@@ -117,7 +122,7 @@ export async function startLoopbackCluster(t: TestContext, opts: LoopbackCluster
     nodes: opts.nodes,
     startOperator: async (identity) => {
       const kubeconfig = (await cluster.kubeconfigFor('vigil-operator', identity)).path;
-      const op = await startOperator(t, cluster, identity, [], kubeconfig);
+      const op = await startOperator(t, cluster, identity, ['--node-settle', `${NODE_SETTLE_S}s`], kubeconfig);
       operators.set(identity, op);
       return op;
     },

@@ -224,7 +224,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
   });
 
   await t.test('a node lost (its recorder killed -9, its kubelet silent): its cameras record elsewhere (node-c takes cameras again), archive gaps ≤ 20 s, no segment lost', async (st) => {
-    // node-c, added back, takes cameras again: planned moves bring it its share once it has settled (30 s online).
+    // node-c, added back, takes cameras again: planned moves bring it its share once it has settled (--node-settle).
     await waitUntil(async () => onNode(await camerasOf(fx), 'node-c').length > 0 && (await allRecording(fx)), 90_000, 'node-c, added back, recording cameras again').catch(async (err: Error) => {
       throw new Error(`${err.message}\n${await nodeUrls(fx)}\nnode-c's recorder, last lines:\n${fx.pods.get('node-c')?.proc.output().slice(-4000) ?? ''}`);
     });
@@ -303,7 +303,13 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     for (const n of ['node-b', 'node-c']) fx.loseNode(n);
     // Their heartbeats were renewed up to 2 s apart: while only the first is silent the cluster still has its
     // majority and may move that node's cameras. From the moment the second is silent, nothing may move.
+    const lostAt = Date.now();
     await waitUntil(async () => ((await fx.api(survivor, '/cluster/metrics')).body as { quorum: boolean }).quorum === false, 30_000, '/cluster/metrics says quorum: false');
+    // The operator's own pass that finds the quorum lost says so (a QuorumLost Event). A failover it decided a moment
+    // earlier, while the first silent node alone was out, may land after the survivor's answer: its writes end
+    // before that next pass, so the cameras are read once the Event is there.
+    const since = Math.floor(lostAt / 1000) * 1000;
+    await waitUntil(async () => (await fx.cluster.events()).some((e) => e.reason === 'QuorumLost' && (e.lastTimestamp?.getTime() ?? 0) >= since), 30_000, 'the operator’s QuorumLost Event');
     const before = await camerasOf(fx);
     const survivorCams = onNode(before, survivor);
     await sleep(20_000);

@@ -77,6 +77,8 @@ export interface ScaleFigures {
 }
 
 const WRITE_CONCURRENCY = 32;
+/** The operators' --node-settle (the default is 30 s): the nodes are online together, so the wait is only this long. */
+const SETTLE_S = 10;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
@@ -97,7 +99,7 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   const nodes = Array.from({ length: opts.nodes }, (_, i) => `node-${String(i + 1).padStart(3, '0')}`);
   await forEachLimited(nodes, 8, (n) => cluster.addNode(n));
   // Two replicas as the chart's Deployment runs them: one that exits (lost leadership) is started again and counted.
-  const operators = await startOperatorDeployment(t as TestContext, cluster, ['op-1', 'op-2'], ['--log-level', 'info']);
+  const operators = await startOperatorDeployment(t as TestContext, cluster, ['op-1', 'op-2'], ['--log-level', 'info', '--node-settle', `${SETTLE_S}s`]);
   say(`${nodes.length} Nodes, 2 operators; waiting for every recorder identity`);
   const identities: Array<{ node: string; kubeconfig: string }> = [];
   await forEachLimited(nodes, 8, async (node) => {
@@ -114,9 +116,10 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   rns.start();
   t.after(() => rns.stop());
   await waitUntil(() => rns.list().filter((r) => r.status?.online === true).length === nodes.length, 300_000, 'every RecorderNode online', 250);
-  // A node online for less than 30 s takes no rebalanced camera: apply once every node has settled, as an operator would.
-  say('every RecorderNode online; waiting 31 s for the nodes to settle');
-  await new Promise((r) => setTimeout(r, 31_000));
+  // A node online for less than --node-settle takes no rebalanced camera: apply once every node has settled, as an
+  // operator would.
+  say(`every RecorderNode online; waiting ${SETTLE_S + 1} s for the nodes to settle`);
+  await new Promise((r) => setTimeout(r, (SETTLE_S + 1) * 1000));
 
   const names = Array.from({ length: opts.cameras }, (_, i) => `cam-${String(i + 1).padStart(5, '0')}`);
   const t0 = Date.now();
