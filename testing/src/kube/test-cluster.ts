@@ -10,6 +10,7 @@ import type { Camera, RecorderNode } from '@vigil/crds';
 import { parse } from 'yaml';
 import { ok } from '../command.js';
 import { startKubeCluster } from './kube-cluster.js';
+import { PooledKubeConfig } from './pooled-kubeconfig.js';
 import type { ControlPlane, ControlPlaneOptions } from './control-plane/control-plane.js';
 import type { ContainerImages } from './kubelet/container-images.js';
 import { waitUntil } from '../processes.js';
@@ -97,8 +98,8 @@ export async function startTestCluster(t: TestContext, opts: TestClusterOptions 
   const { controlPlane, dir } = kube;
   const adminKubeconfig = kube.kubeconfig;
   const namespace = opts.namespace ?? 'vigil';
-  const kc = new KubeConfig();
-  kc.loadFromFile(adminKubeconfig);
+  const kc = PooledKubeConfig.fromFile(adminKubeconfig);
+  t.after(() => kc.close());
   const core = kc.makeApiClient(CoreV1Api);
   const coordination = kc.makeApiClient(CoordinationV1Api);
   const custom = kc.makeApiClient(CustomObjectsApi);

@@ -4,8 +4,9 @@
 // never leak from one test into another.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
+import { PooledKubeConfig } from '../pooled-kubeconfig.js';
 import { startApiFaultProxy, type ApiFaults } from './api-fault-proxy.js';
 import { controlPlaneBinaries } from './binaries.js';
 import { waitForFixture } from '../../fixture-process.js';
@@ -107,8 +108,8 @@ export async function startControlPlane(dir: string, opts: ControlPlaneOptions =
     const kubelet = await startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: tokenUrl, caPem: pki.caPem }, faults, serving, ...(opts.images === undefined ? {} : { images: opts.images }), ...(opts.kubeletSyncMs === undefined ? {} : { syncMs: opts.kubeletSyncMs }) });
     stops.push(() => kubelet.stop());
 
-    const kc = new KubeConfig();
-    kc.loadFromFile(adminKubeconfig);
+    const kc = PooledKubeConfig.fromFile(adminKubeconfig);
+    stops.push(() => kc.close());
     const core = kc.makeApiClient(CoreV1Api);
     // kube-controller-manager is up once its ServiceAccount controller has made the default namespace's account.
     await waitForFixture(controllerManager.process, () => core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }).then(() => true, () => false), 60_000, 'kube-controller-manager');

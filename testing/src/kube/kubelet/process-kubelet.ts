@@ -4,10 +4,11 @@
 // API (their tokens refused by the fault proxy). It also stands in for kube-scheduler (pod-binder.ts) and serves
 // `kubectl port-forward` (port-forward/).
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, type V1Node, type V1Pod } from '@kubernetes/client-node';
 import { freePort } from '../../net.js';
 import { waitUntil } from '../../processes.js';
 import type { ApiFaults, CutOffMode } from '../control-plane/api-fault-proxy.js';
+import { PooledKubeConfig } from '../pooled-kubeconfig.js';
 import type { ContainerImages } from './container-images.js';
 import { MERGE, NodeHeartbeats } from './node-heartbeats.js';
 import { apiPodSources } from './pod-sources.js';
@@ -58,8 +59,7 @@ export interface ProcessKubelet extends ProcessKubeletControls {
 
 /** Starts the kubelet; its loop reads the Nodes and Pods every `syncMs`. */
 export async function startProcessKubelet(o: ProcessKubeletOptions): Promise<ProcessKubelet> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(o.kubeconfig);
+  const kc = PooledKubeConfig.fromFile(o.kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
   const workers = new Map<string, PodWorker>();
   const ending = new Set<string>();
@@ -206,6 +206,7 @@ export async function startProcessKubelet(o: ProcessKubeletOptions): Promise<Pro
       for (const w of workers.values()) w.lose();
       await Promise.all([...workers.values()].map((w) => w.terminate(0)));
       await server.close();
+      kc.close();
     },
   };
 }
