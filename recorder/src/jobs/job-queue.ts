@@ -160,7 +160,11 @@ export class JobQueue {
 
   #start(job: JobRecord): void {
     const controller = new AbortController();
-    const done = this.#run(job, controller).finally(() => {
+    // A record that cannot be written (the disk full, work_dir gone) ends this run, never the process: the job stays
+    // as it was last saved and runs again at the next start.
+    const done = this.#run(job, controller).catch((err: unknown) => {
+      this.#opts.log.error({ job: job.job_id, kind: job.kind, camera: job.camera_id, err: (err as Error).message }, 'archive job record could not be saved; the job runs again at the next start');
+    }).finally(() => {
       this.#running.delete(job.job_id);
       this.#schedule();
     });
