@@ -33,6 +33,11 @@ async function nodeUrls(fx: LoopbackCluster): Promise<string> {
   ].join('\n');
 }
 
+/** No planned move under way: no Camera names a node it is being handed over from. */
+function noMoveInFlight(cameras: Map<string, Camera>): boolean {
+  return [...cameras.values()].every((c) => c.status?.handoverFrom === undefined);
+}
+
 function onNode(cameras: Map<string, Camera>, node: string): string[] {
   return [...cameras.values()].filter((c) => c.status?.node === node).map((c) => c.metadata.name ?? '').sort();
 }
@@ -279,7 +284,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
     await waitUntil(async () => {
       const cams = await camerasOf(fx);
       cutOff = onNode(cams, node);
-      if (cutOff.length === 0 || [...cams.values()].some((c) => c.status?.handoverFrom !== undefined) || !(await allRecording(fx))) return false;
+      if (cutOff.length === 0 || !noMoveInFlight(cams) || !(await allRecording(fx))) return false;
       const own = ((await fx.api(node, '/api/cameras')).body as Array<{ id: string; node: string }>).filter((c) => c.node === node).map((c) => c.id).sort();
       return JSON.stringify(own) === JSON.stringify(cutOff);
     }, 60_000, `${node} recording what its Cameras say, no move in flight`);
@@ -386,7 +391,7 @@ test('the cluster on loopback: any node answers, planned moves without gaps, fai
       mine = onNode(cams, node);
       // Balanced (no rebalancing move to come: that needs a member with two fewer) and no move in flight.
       const balanced = Math.abs(mine.length - onNode(cams, 'node-c').length) <= 1;
-      return mine.length > 0 && balanced && [...cams.values()].every((c) => c.status?.handoverFrom === undefined) && (await allRecording(fx, ['node-a']));
+      return mine.length > 0 && balanced && noMoveInFlight(cams) && (await allRecording(fx, ['node-a']));
     }, 90_000, `${node} recording its share of the cameras, no move in flight`);
     const podName = fx.pods.get(node)?.podName ?? '';
     const recorderStatus = async () => (await fx.cluster.core.readNamespacedPod({ name: podName, namespace: fx.cluster.namespace })).status?.containerStatuses?.find((c) => c.name === 'recorder');
