@@ -59,3 +59,17 @@ export function countWrites(writes: readonly AuditedWrite[]): Map<string, number
   }
   return counts;
 }
+
+/**
+ * Whether kube-controller-manager's garbage collector watches `resource` yet. It finds the resources of a new CRD only by
+ * discovery, every 30 s; until then it neither sees such an object deleted nor removes what that object owns. Its
+ * watches come through the shared metadata informers, whose user agent ends in "/metadata-informers".
+ */
+export async function garbageCollectorWatches(auditLogPath: string, resource: string): Promise<boolean> {
+  for (const line of (await readFile(auditLogPath, 'utf8')).split('\n')) {
+    if (line === '' || !line.includes('metadata-informers')) continue;
+    const ev = JSON.parse(line) as AuditEvent & { userAgent?: string };
+    if (ev.verb === 'watch' && ev.objectRef?.resource === resource && (ev.userAgent ?? '').endsWith('/metadata-informers')) return true;
+  }
+  return false;
+}
