@@ -59,6 +59,10 @@ for (const ws of runtime) {
 EOF
 (cd "$app" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline --loglevel=error >/dev/null)
 rm -f "$app/.npmrc" "$app/node_modules/.package-lock.json"
+# The dependencies' type declarations and source maps are for compilers and debuggers, not for the runtime (as with
+# our own declarations above): about 3,500 of the 9,000 files, 45 of the 116 MB.
+find "$app/node_modules" -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.d.ts.map' \
+  -o -name '*.js.map' -o -name '*.mjs.map' -o -name '*.cjs.map' \) -delete
 
 # --- the Node.js runtime (official builds need only glibc 2.28+ and libstdc++) ---
 install -D -m 0755 "$(node -p process.execPath)" "$stage/usr/lib/vigil/runtime/node"

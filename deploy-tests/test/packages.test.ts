@@ -73,6 +73,7 @@ test('the deb: control fields, config.yaml as its only conffile, the tree under 
   }
   for (const dev of DEV_ONLY) assert.ok(!paths.has(`/usr/lib/vigil/app/node_modules/${dev}`), `no development package ${dev}`);
   assert.ok(![...paths].some((p) => p.startsWith('/usr/lib/vigil/app/testing') || p.includes('/dist/test/')), 'no tests or test support');
+  assert.deepEqual([...paths].filter((p) => p.startsWith('/usr/lib/vigil/app/node_modules/') && /\.d\.[cm]?ts$|\.[cm]?js\.map$/.test(p)).slice(0, 5), [], 'no type declarations or source maps of the dependencies');
   // The state directories are made by postinst (owned by vigil); shipped in the deb they would be root's.
   for (const dir of STATE_DIRS) assert.ok(!paths.has(dir), `${dir} is not in the deb`);
 });
