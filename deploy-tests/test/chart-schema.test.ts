@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { ok, startKubeCluster } from '@vigil/testing/kube/kube-cluster';
 import { parseFlags } from '@vigil/operator/dist/src/config/flags.js';
-import { CHART_DIR, helmTemplate, parseObjects, writeValues } from './support/chart.js';
+import { CHART_DIR, helmLint, helmTemplate, parseObjects, writeValues } from './support/chart.js';
 
 /** Each case: what a user might write, and what the error must say. */
 const WRONG: Array<{ what: string; values: Record<string, unknown>; says: RegExp[] }> = [
@@ -52,8 +52,7 @@ test('durations in plain seconds work as the docs say: operator.nodeSilence=15 r
 });
 
 test('helm lint passes with the defaults, the matrix and the production example, and fails on a wrong value', async (t) => {
-  const cluster = await startKubeCluster(t);
-  const lint = (args: string[]) => cluster.helm(['lint', CHART_DIR, '--strict', ...args]);
+  const lint = (args: string[]) => helmLint(t, args);
   assert.match(ok(await lint([]), 'lint'), /1 chart\(s\) linted, 0 chart\(s\) failed/);
   ok(await lint(['-f', join(CHART_DIR, 'examples/values-production.yaml')]), 'lint production example');
   ok(await lint(['--set', 'postgresql.enabled=true,ingress.enabled=true,serviceMonitor.enabled=true']), 'lint everything on');

@@ -48,6 +48,14 @@ export async function helmTemplate(t: TestContext, values: Record<string, unknow
   });
 }
 
+/** `helm lint` of the chart with these arguments: like `helm template`, it needs no cluster. */
+export async function helmLint(t: TestContext, args: string[]): Promise<CommandResult> {
+  const dir = await tempDir(t, 'vigil-chart-');
+  return runCommand(helmPath(), ['lint', CHART_DIR, '--strict', ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, HELM_CACHE_HOME: join(dir, 'cache'), HELM_CONFIG_HOME: join(dir, 'config'), HELM_DATA_HOME: join(dir, 'data') },
+  });
+}
+
 export function parseObjects(text: string): KubeObject[] {
   return parseAllDocuments(text)
     .map((d) => d.toJS() as KubeObject | null)
