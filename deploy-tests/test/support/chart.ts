@@ -3,8 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
-import { helmPath } from '@vigil/testing/kube/tools';
-import { runCommand, type CommandResult } from '@vigil/testing/kube/kube-cluster';
+import { runHelm, type CommandResult } from '@vigil/testing/kube/cli-runner';
 import { tempDir } from '@vigil/testing/temp-dir';
 import { parseAllDocuments } from 'yaml';
 
@@ -43,17 +42,12 @@ export async function writeValues(dir: string, values: Record<string, unknown>, 
 export async function helmTemplate(t: TestContext, values: Record<string, unknown>, opts: { release?: string; namespace?: string; extraArgs?: string[] } = {}): Promise<CommandResult> {
   const dir = await tempDir(t, 'vigil-chart-');
   const file = await writeValues(dir, values);
-  return runCommand(helmPath(), ['template', opts.release ?? 'vigil', CHART_DIR, '--namespace', opts.namespace ?? 'vigil', '-f', file, ...(opts.extraArgs ?? [])], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, HELM_CACHE_HOME: join(dir, 'cache'), HELM_CONFIG_HOME: join(dir, 'config'), HELM_DATA_HOME: join(dir, 'data') },
-  });
+  return runHelm(['template', opts.release ?? 'vigil', CHART_DIR, '--namespace', opts.namespace ?? 'vigil', '-f', file, ...(opts.extraArgs ?? [])], { home: dir });
 }
 
-/** `helm lint` of the chart with these arguments: like `helm template`, it needs no cluster. */
+/** `helm lint --strict` of the chart with these arguments: like `helm template`, it needs no cluster. */
 export async function helmLint(t: TestContext, args: string[]): Promise<CommandResult> {
-  const dir = await tempDir(t, 'vigil-chart-');
-  return runCommand(helmPath(), ['lint', CHART_DIR, '--strict', ...args], {
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, HELM_CACHE_HOME: join(dir, 'cache'), HELM_CONFIG_HOME: join(dir, 'config'), HELM_DATA_HOME: join(dir, 'data') },
-  });
+  return runHelm(['lint', CHART_DIR, '--strict', ...args], { home: await tempDir(t, 'vigil-chart-') });
 }
 
 export function parseObjects(text: string): KubeObject[] {

@@ -6,7 +6,8 @@ import { helmPath, kubectlPath } from './tools.js';
 export type { CommandResult };
 
 export interface CliOptions {
-  kubeconfig: string;
+  /** None: no cluster (helm template, helm lint). */
+  kubeconfig?: string;
   /** HOME for the command (kubectl's cache, helm's config); a directory the caller owns. */
   home: string;
   input?: string;
@@ -17,7 +18,7 @@ function environment(o: CliOptions): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: o.home,
-    KUBECONFIG: o.kubeconfig,
+    ...(o.kubeconfig === undefined ? {} : { KUBECONFIG: o.kubeconfig }),
     HELM_CACHE_HOME: join(o.home, '.cache/helm'),
     HELM_CONFIG_HOME: join(o.home, '.config/helm'),
     HELM_DATA_HOME: join(o.home, '.local/share/helm'),

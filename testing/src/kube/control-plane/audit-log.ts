@@ -21,6 +21,7 @@ interface AuditEvent {
   objectRef?: { resource?: string; subresource?: string; apiGroup?: string; namespace?: string; name?: string };
   responseStatus?: { code?: number };
   requestReceivedTimestamp?: string;
+  userAgent?: string;
 }
 
 /** Every write answered between `fromMs` and `toMs` (epoch milliseconds), in the order the log has them. */
@@ -68,7 +69,7 @@ export function countWrites(writes: readonly AuditedWrite[]): Map<string, number
 export async function garbageCollectorWatches(auditLogPath: string, resource: string): Promise<boolean> {
   for (const line of (await readFile(auditLogPath, 'utf8')).split('\n')) {
     if (line === '' || !line.includes('metadata-informers')) continue;
-    const ev = JSON.parse(line) as AuditEvent & { userAgent?: string };
+    const ev = JSON.parse(line) as AuditEvent;
     if (ev.verb === 'watch' && ev.objectRef?.resource === resource && (ev.userAgent ?? '').endsWith('/metadata-informers')) return true;
   }
   return false;
