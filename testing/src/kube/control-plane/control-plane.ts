@@ -66,7 +66,7 @@ export interface ControlPlaneOptions {
    * test's own process, so at 200 nodes (100 heartbeats a second and more) it is the slowest part of the path.
    */
   faultProxy?: boolean;
-  /** How often the kubelet reads the Nodes and Pods (default 500 ms; a few hundred Nodes need less often). */
+  /** How often the kubelet acts on what time made due: heartbeats, restarts, probes (default 500 ms). */
   kubeletSyncMs?: number;
 }
 

@@ -60,8 +60,11 @@ export function chooseNode(pod: V1Pod, nodes: V1Node[], pods: V1Pod[]): V1Node |
   return scored[0]?.node;
 }
 
-/** Binds every unbound, undeleted Pod that fits somewhere; a Pod another binder took first (409) is left alone. */
-export async function bindPendingPods(core: CoreV1Api, nodes: V1Node[], pods: V1Pod[]): Promise<void> {
+/**
+ * Binds every unbound, undeleted Pod that fits somewhere; a Pod another binder took first (409) is left alone. Calls
+ * `onBound` with each Pod's uid and Node as it is bound.
+ */
+export async function bindPendingPods(core: CoreV1Api, nodes: V1Node[], pods: V1Pod[], onBound: (uid: string, nodeName: string) => void = () => undefined): Promise<void> {
   const bound = [...pods];
   for (const pod of pods) {
     if ((pod.spec?.nodeName ?? '') !== '' || pod.metadata?.deletionTimestamp !== undefined || (pod.spec?.schedulerName ?? 'default-scheduler') !== 'default-scheduler') continue;
@@ -72,6 +75,7 @@ export async function bindPendingPods(core: CoreV1Api, nodes: V1Node[], pods: V1
     try {
       await core.createNamespacedPodBinding({ name, namespace, body: { metadata: { name, namespace }, target: { apiVersion: 'v1', kind: 'Node', name: node.metadata?.name ?? '' } } });
       bound.push({ ...pod, spec: { ...pod.spec, containers: pod.spec?.containers ?? [], nodeName: node.metadata?.name ?? '' } });
+      onBound(pod.metadata?.uid ?? '', node.metadata?.name ?? '');
     } catch (err) {
       if ((err as { code?: number }).code !== 409 && (err as { code?: number }).code !== 404) throw err;
     }

@@ -39,8 +39,9 @@ export function podStatus(view: PodView, previous: V1PodStatus | undefined): V1P
   const condition = (type: string, ok: boolean, reason?: string, message?: string): V1PodCondition => {
     const flag = ok ? 'True' : 'False';
     const before = previous?.conditions?.find((c) => c.type === type);
+    // A Date either way (a listed Pod carries Dates, a watched one the API's strings): the same time makes the same status.
     return {
-      type, status: flag, lastTransitionTime: before?.status === flag && before.lastTransitionTime !== undefined ? before.lastTransitionTime : new Date(Math.floor(Date.now() / 1000) * 1000),
+      type, status: flag, lastTransitionTime: before?.status === flag && before.lastTransitionTime !== undefined ? new Date(before.lastTransitionTime) : new Date(Math.floor(Date.now() / 1000) * 1000),
       ...(ok || reason === undefined ? {} : { reason, message }),
     };
   };

@@ -16,6 +16,7 @@ import { PodWorker, type PodHandle } from './pod-worker.js';
 import { bindPendingPods } from './pod-binder.js';
 import { startKubeletServer } from './port-forward/kubelet-server.js';
 import { hostPathDir } from './pod-volumes.js';
+import { watchObjects } from './watched-objects.js';
 
 export interface ProcessKubeletOptions {
   /** An identity allowed to write Nodes, Leases, Pod status, and to issue ServiceAccount tokens. */
@@ -29,6 +30,7 @@ export interface ProcessKubeletOptions {
   /** The serving certificate and key (PEM) of the kubelet's HTTPS endpoint (port-forward), which kube-apiserver verifies. */
   serving: { cert: string; key: string };
   heartbeatSeconds?: number;
+  /** How often the kubelet acts on what time made due (heartbeats, restarts, probes), from its caches. */
   syncMs?: number;
   /** Restart back-off (test-sized: the first restart at once, then 1 s doubled up to 10 s; reset after 10 s of running). */
   backoff?: { initialMs: number; maxMs: number; resetAfterMs: number };
@@ -57,7 +59,7 @@ export interface ProcessKubelet extends ProcessKubeletControls {
   stop(): Promise<void>;
 }
 
-/** Starts the kubelet; its loop reads the Nodes and Pods every `syncMs`. */
+/** Starts the kubelet: it acts on each change to a Node or Pod as its watch brings it, and every `syncMs` on what time made due. */
 export async function startProcessKubelet(o: ProcessKubeletOptions): Promise<ProcessKubelet> {
   const kc = PooledKubeConfig.fromFile(o.kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
@@ -76,6 +78,10 @@ export async function startProcessKubelet(o: ProcessKubeletOptions): Promise<Pro
   const backoff = o.backoff ?? { initialMs: 1000, maxMs: 10_000, resetAfterMs: 10_000 };
   let stopped = false;
   let syncing = false;
+  /** Pods this kubelet bound whose binding the Pod watch has not brought yet: uid → Node. */
+  const boundHere = new Map<string, string>();
+  /** A change came while a sync ran: one more sync follows it. */
+  let again = false;
 
   const workerOf = (pod: V1Pod): PodWorker => {
     const nodeName = pod.spec?.nodeName ?? '';
@@ -136,14 +142,30 @@ export async function startProcessKubelet(o: ProcessKubeletOptions): Promise<Pro
   };
 
   const sync = async (): Promise<void> => {
-    if (syncing || stopped) return;
+    if (stopped) return;
+    if (syncing) {
+      again = true;
+      return;
+    }
     syncing = true;
     try {
-      // resourceVersion 0: from the API server's watch cache, as informers list (no etcd read twice a second).
-      const nodes = new Map<string, V1Node>((await core.listNode({ resourceVersion: '0' })).items.map((n) => [n.metadata?.name ?? '', n]));
+      const nodes = new Map<string, V1Node>(watchedNodes.list().map((n) => [n.metadata?.name ?? '', n]));
       await Promise.all([...nodes.values()].filter((n) => !silent.has(n.metadata?.name ?? '')).map((n) => heartbeats.beat(n).catch(() => undefined)));
-      const all = (await core.listPodForAllNamespaces({ resourceVersion: '0' })).items;
-      await bindPendingPods(core, [...nodes.values()], all).catch(() => undefined);
+      // A Pod bound here may still be unbound in the cache (its watch event not in yet): bound as it is known here, or
+      // the next Pod would be placed as if the first were nowhere.
+      const all = watchedPods.list().map((p) => {
+        const uid = p.metadata?.uid ?? '';
+        const nodeName = boundHere.get(uid);
+        if (nodeName === undefined) return p;
+        if ((p.spec?.nodeName ?? '') !== '') {
+          boundHere.delete(uid);
+          return p;
+        }
+        return { ...p, spec: { ...p.spec, containers: p.spec?.containers ?? [], nodeName } };
+      });
+      const known = new Set(all.map((p) => p.metadata?.uid ?? ''));
+      for (const uid of boundHere.keys()) if (!known.has(uid)) boundHere.delete(uid);
+      await bindPendingPods(core, [...nodes.values()], all, (uid, nodeName) => boundHere.set(uid, nodeName)).catch(() => undefined);
       const pods = all.filter((p) => nodes.has(p.spec?.nodeName ?? ''));
       const seen = new Set(pods.map((p) => p.metadata?.uid ?? ''));
       // A Pod removed without this kubelet (a forced deletion): its processes end with the Pod's grace period.
@@ -156,7 +178,17 @@ export async function startProcessKubelet(o: ProcessKubeletOptions): Promise<Pro
     } finally {
       syncing = false;
     }
+    if (again && !stopped) {
+      again = false;
+      void sync();
+    }
   };
+  // Every change to a Node or Pod is synced at once; the tick runs what is due by time (heartbeats, restarts after
+  // their back-off, probes) from the caches, with no request unless something is due.
+  // resourceVersion 0: the first lists come from the API server's watch cache, as client-go's informers list.
+  const watchedNodes = watchObjects<V1Node>(kc, '/api/v1/nodes', () => core.listNode({ resourceVersion: '0' }), () => void sync());
+  const watchedPods = watchObjects<V1Pod>(kc, '/api/v1/pods', () => core.listPodForAllNamespaces({ resourceVersion: '0' }), () => void sync());
+  await Promise.all([watchedNodes.listed, watchedPods.listed]);
   const timer = setInterval(() => void sync(), o.syncMs ?? 500);
   timer.unref();
   void sync();
@@ -203,6 +235,8 @@ export async function startProcessKubelet(o: ProcessKubeletOptions): Promise<Pro
     async stop() {
       stopped = true;
       clearInterval(timer);
+      watchedNodes.stop();
+      watchedPods.stop();
       for (const w of workers.values()) w.lose();
       await Promise.all([...workers.values()].map((w) => w.terminate(0)));
       await server.close();
