@@ -7,7 +7,7 @@
 // answering must not freeze a reconcile, an informer or the leader's renewal.
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfigClass, type KubeConfig } from './kubeconfig.js';
 import { collectionPath, objectPath, type ResourceType } from './resources.js';
 import type { ApiStatus, KubeList, KubeObject } from './types.js';
 
@@ -385,7 +385,7 @@ export class KubeClient {
 
 /** KUBECONFIG (or ~/.kube/config) when present, else the in-cluster ServiceAccount. */
 export function loadKubeConfig(env: NodeJS.ProcessEnv): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = new KubeConfigClass();
   if (env.KUBECONFIG) kc.loadFromFile(env.KUBECONFIG);
   else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
   else kc.loadFromDefault();
