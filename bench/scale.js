@@ -4,7 +4,9 @@
 // media), run by a few child processes. The scenario (recorder/test/support/scale-scenario.ts) is the one `npm test`
 // runs at 20 nodes and 500 cameras. Figures: assignment and Recording time and spread after the cameras are created at
 // once; steady state (writes per minute by user from the audit log, the leader's CPU and RSS, kube-apiserver's and
-// etcd's CPU, each recorder's watch traffic); a silent node's failover; a killed leader's successor's first change.
+// etcd's CPU, each recorder's watch traffic); a silent node's failover; a killed leader's successor's first change. The
+// baseline in the same run: how many Camera creates and status applies a second the same kube-apiserver takes from one
+// client before any node exists (api-write-ceiling.ts), and how many writes the rollout of the cameras took in all.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -22,6 +24,7 @@ export const defaults = {
   scaleCameras: envInt('VIGIL_BENCH_SCALE_CAMERAS', 5000),
   scaleSteadySeconds: envInt('VIGIL_BENCH_SCALE_STEADY', 300),
   scaleFleetProcesses: envInt('VIGIL_BENCH_SCALE_PROCESSES', 4),
+  scaleCeilingCameras: envInt('VIGIL_BENCH_SCALE_CEILING', 1000),
   /** 0: without the chart's priority level for the Leases (helm/vigil/templates/flowcontrol.yaml), to compare. */
   scaleFlowControl: envInt('VIGIL_BENCH_SCALE_FLOW_CONTROL', 1) !== 0,
 };
@@ -75,6 +78,7 @@ export async function run(opts, emit) {
       cameras: opts.scaleCameras,
       steadyMs: opts.scaleSteadySeconds * 1000,
       flowControl: opts.scaleFlowControl,
+      writeCeilingCameras: opts.scaleCeilingCameras,
       progress: log,
       steadyPids: () => controlPlanePids,
       sample: (pid) => {
@@ -105,6 +109,14 @@ export async function run(opts, emit) {
       bench: 'scale', figure: 'assign', flow_control: opts.scaleFlowControl, nodes: figures.nodes, cameras: figures.cameras, created_s: round(figures.createdS), assigned_s: round(figures.assignedS),
       recording_s: round(figures.recordingS), per_node_min: figures.perNodeMin, per_node_max: figures.perNodeMax, target: 'assigned ≤ 30 s, spread ≤ 2',
     });
+    if (figures.ceiling !== undefined) {
+      emit({
+        bench: 'scale', figure: 'api_ceiling', cameras: figures.ceiling.cameras, in_flight: figures.ceiling.inFlight, creates_per_s: round(figures.ceiling.createsPerS, 0),
+        status_applies_per_s: round(figures.ceiling.statusAppliesPerS, 0), note: 'baseline: one client, nothing else running, same control plane',
+      });
+    }
+    const r = figures.rollout;
+    emit({ bench: 'scale', figure: 'rollout_writes', writes: r.writes, writes_per_s: round(r.writesPerS, 0), by_writer: r.byWriter, note: 'first create until every camera Recording' });
     const s = figures.steady;
     emit({
       bench: 'scale', figure: 'steady', seconds: round(s.seconds, 0), operator_writes_per_min: round(s.operatorWritesPerMin), operator_writes_beyond_lease: s.operatorWritesBeyondLease.length,

@@ -16,6 +16,7 @@ import { REPO_ROOT, startTestCluster, type TestCluster } from '@vigil/testing/ku
 import { waitUntil } from '@vigil/testing/processes';
 import { pino } from 'pino';
 import type { HollowRecorderStats } from './hollow-recorder.js';
+import { measureWriteCeiling, type WriteCeiling } from './api-write-ceiling.js';
 
 /** The hollow recorders, wherever they run. */
 export interface HollowFleet {
@@ -39,6 +40,8 @@ export interface ScaleOptions {
   flowControl?: boolean;
   /** Progress lines. */
   progress?(msg: string): void;
+  /** The baseline: this many Cameras written straight to the API before any node exists (api-write-ceiling.ts); none when absent. */
+  writeCeilingCameras?: number;
 }
 
 type CameraObject = Camera & KubeObject;
@@ -52,6 +55,10 @@ export interface ScaleFigures {
   recordingS: number;
   perNodeMin: number;
   perNodeMax: number;
+  /** The baseline of api-write-ceiling.ts, when asked for. */
+  ceiling?: WriteCeiling;
+  /** Writes kube-apiserver answered from the first create until every camera recorded: all, per second, and by who. */
+  rollout: { writes: number; writesPerS: number; byWriter: Record<string, number> };
   steady: {
     seconds: number;
     /** Writes per minute: the operators (all of them), the recorders (all), the busiest recorder; and what the operators wrote beyond their Lease. */
@@ -80,6 +87,22 @@ const WRITE_CONCURRENCY = 32;
 /** The operators' --node-settle (the default is 30 s): the nodes are online together, so the wait is only this long. */
 const SETTLE_S = 10;
 
+/**
+ * The writes of a stretch of the run by who made them: the operators, the recorders, the kubelet (Node status and
+ * Leases; the process kubelet writes as the administrator), the administrator (the benchmark's creates), the rest.
+ */
+function rolloutWrites(writes: ReadonlyArray<{ user: string; target: string }>, namespace: string, seconds: number): ScaleFigures['rollout'] {
+  const byWriter: Record<string, number> = {};
+  for (const w of writes) {
+    const who = w.user === `system:serviceaccount:${namespace}:vigil-operator` ? 'operator'
+      : w.user.startsWith(`system:serviceaccount:${namespace}:vigil-recorder-`) ? 'recorders'
+        : /^(nodes\/status|pods\/status|leases coordination\.k8s\.io kube-node-lease\/)/.test(w.target) ? 'kubelet'
+          : w.user.startsWith('system:') ? 'control plane' : 'administrator';
+    byWriter[who] = (byWriter[who] ?? 0) + 1;
+  }
+  return { writes: writes.length, writesPerS: writes.length / seconds, byWriter };
+}
+
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnostic' | 'name'>, opts: ScaleOptions): Promise<ScaleFigures> {
@@ -96,6 +119,11 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   }
   const admin = new KubeClient(loadKubeConfig({ KUBECONFIG: cluster.adminKubeconfig }));
   t.after(() => admin.close());
+  let ceiling: WriteCeiling | undefined;
+  if (opts.writeCeilingCameras !== undefined && opts.writeCeilingCameras > 0) {
+    ceiling = await measureWriteCeiling(admin, namespace, opts.writeCeilingCameras, WRITE_CONCURRENCY);
+    say(`baseline, nothing else running: ${ceiling.createsPerS.toFixed(0)} Camera creates/s, ${ceiling.statusAppliesPerS.toFixed(0)} status applies/s (${ceiling.inFlight} in flight)`);
+  }
   const nodes = Array.from({ length: opts.nodes }, (_, i) => `node-${String(i + 1).padStart(3, '0')}`);
   await forEachLimited(nodes, 8, (n) => cluster.addNode(n));
   // Two replicas as the chart's Deployment runs them: one that exits (lost leadership) is started again and counted.
@@ -146,6 +174,9 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   for (const c of cams.list()) perNode.set(c.status?.node ?? '', (perNode.get(c.status?.node ?? '') ?? 0) + 1);
   const counts = nodes.map((n) => perNode.get(n) ?? 0);
   say(`assigned in ${((assignedAt! - t0) / 1000).toFixed(1)} s, Recording in ${((recordingAt! - t0) / 1000).toFixed(1)} s; per node ${Math.min(...counts)}–${Math.max(...counts)}`);
+  await new Promise((r) => setTimeout(r, 1000)); // the audit log is written as requests complete
+  const rollout = rolloutWrites(await auditedWrites(cluster.controlPlane.auditLogPath, t0, recordingAt!), namespace, (recordingAt! - t0) / 1000);
+  say(`from the first create until all Recording: ${rollout.writes} writes, ${rollout.writesPerS.toFixed(0)}/s (${Object.entries(rollout.byWriter).map(([k, v]) => `${k} ${v}`).join(', ')})`);
 
   // Steady state: nothing changes; who writes, what each recorder receives, what the operator costs.
   let leader: OperatorProcess | undefined;
@@ -217,6 +248,6 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
 
   return {
     nodes: nodes.length, cameras: names.length, createdS, assignedS: (assignedAt! - t0) / 1000, recordingS: (recordingAt! - t0) / 1000,
-    perNodeMin: Math.min(...counts), perNodeMax: Math.max(...counts), steady, recorders: after, failover, leaderLoss, operatorRestarts,
+    perNodeMin: Math.min(...counts), perNodeMax: Math.max(...counts), ...(ceiling === undefined ? {} : { ceiling }), rollout, steady, recorders: after, failover, leaderLoss, operatorRestarts,
   };
 }
