@@ -16,8 +16,11 @@ import { applyStatusInBatch, nsKey, type ControllerContext } from './context.js'
 
 export const ASSIGNMENT_KEY = 'cluster';
 
-/** Status writes in flight at once. */
-const WRITE_CONCURRENCY = 8;
+/**
+ * Status writes in flight at once. Each is a small server-side apply; at 200 nodes a busy kube-apiserver answers one
+ * in about half a second, so 8 at once held a rollout of 5,000 cameras to about 16 a second.
+ */
+const WRITE_CONCURRENCY = 32;
 
 /** The nodes each status write gives a camera with credentials (the cameras that must be in those nodes' Secrets first). */
 function newRecorders(writes: Array<{ cam: Camera; owned: OwnedCameraStatus }>): PlannedRecorders {

@@ -40,6 +40,8 @@ export interface ScaleOptions {
   flowControl?: boolean;
   /** Progress lines. */
   progress?(msg: string): void;
+  /** How long every camera may take to reach Recording before the run fails (default 10 minutes). */
+  rolloutTimeoutMs?: number;
   /** The baseline: this many Cameras written straight to the API before any node exists (api-write-ceiling.ts); none when absent. */
   writeCeilingCameras?: number;
 }
@@ -169,7 +171,7 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
     const all = cams.list();
     say(`${all.length} cameras: ${all.filter((c) => (c.status?.node ?? '') !== '').length} assigned, ${all.filter((c) => c.status?.phase === 'Recording').length} Recording`);
   }, 15_000);
-  await waitUntil(() => (check(), recordingAt !== undefined), 600_000, 'every camera Recording', 250).finally(() => clearInterval(counting));
+  await waitUntil(() => (check(), recordingAt !== undefined), opts.rolloutTimeoutMs ?? 600_000, 'every camera Recording', 250).finally(() => clearInterval(counting));
   const perNode = new Map(nodes.map((n) => [n, 0]));
   for (const c of cams.list()) perNode.set(c.status?.node ?? '', (perNode.get(c.status?.node ?? '') ?? 0) + 1);
   const counts = nodes.map((n) => perNode.get(n) ?? 0);

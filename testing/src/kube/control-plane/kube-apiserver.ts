@@ -67,7 +67,9 @@ async function startOn(o: KubeApiserverOptions, port: number, auditPolicyFile: s
     // The process kubelet's endpoint (port-forward): its InternalIP (127.0.0.1; the Hostname address names no host
     // here), its serving certificate checked against the cluster CA.
     '--kubelet-preferred-address-types=InternalIP', `--kubelet-certificate-authority=${o.pki.caFile}`,
-    `--audit-policy-file=${auditPolicyFile}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-maxbackup=0',
+    // One file, never rotated: by default it is rotated at 100 MB, which a 200-node run writes in about five minutes,
+    // and the readers (audit-log.ts) read this one file.
+    `--audit-policy-file=${auditPolicyFile}`, `--audit-log-path=${auditLogPath}`, '--audit-log-format=json', '--audit-log-maxbackup=0', '--audit-log-maxsize=1000000',
     // Events kept for the test's length; a shorter default TTL would not change what the tests see.
     '--event-ttl=1h',
     '--v=0',
