@@ -110,7 +110,8 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnostic' | 'name'>, opts: ScaleOptions): Promise<ScaleFigures> {
   const say = opts.progress ?? (() => undefined);
   // Straight to kube-apiserver (the fault proxy lives in this process, and no fault is asked for here), and the kubelet
-  // reads its hundreds of Nodes and Pods every 2 s: the harness must not be what the figures measure.
+  // looks at what time made due (its hundreds of Nodes' heartbeats) every 2 s: the harness must not be what the figures
+  // measure.
   const cluster: TestCluster = await startTestCluster(t as TestContext, { controlPlane: { faultProxy: false, kubeletSyncMs: 2000 } });
   const { namespace } = cluster;
   if (opts.flowControl !== false) {
