@@ -122,7 +122,7 @@ export async function run(opts, emit) {
     emit({ bench: 'scale', figure: 'rollout_writes', writes: r.writes, writes_per_s: round(r.writesPerS, 0), by_writer: r.byWriter, note: 'first create until every camera Recording' });
     const s = figures.steady;
     emit({
-      bench: 'scale', figure: 'steady', seconds: round(s.seconds, 0), operator_writes_per_min: round(s.operatorWritesPerMin), operator_writes_beyond_lease: s.operatorWritesBeyondLease.length,
+      bench: 'scale', figure: 'steady', operator_tail_s: round(figures.operatorTailS), seconds: round(s.seconds, 0), operator_writes_per_min: round(s.operatorWritesPerMin), operator_writes_beyond_lease: s.operatorWritesBeyondLease.length,
       operator_writes_beyond_lease_sample: s.operatorWritesBeyondLease.slice(0, 6),
       recorder_writes_per_min: round(s.recorderWritesPerMin), busiest_recorder_writes_per_min: round(s.busiestRecorderWritesPerMin),
       operator_cpu_percent: round(s.operatorCpuPercent), operator_rss_mib: round(s.operatorRssMiB, 0),

@@ -13,8 +13,11 @@ import { applyStatusInBatch, nsKey, type ControllerContext } from './context.js'
 
 export const CHECKS_KEY = 'cameras';
 export const CHECKS_FIELD_MANAGER = 'vigil-operator-checks';
-/** Condition writes in flight at once (500 new Cameras are checked in about a second, not ten). */
-const WRITE_CONCURRENCY = 8;
+/**
+ * Condition writes in flight at once (500 new Cameras are checked in about a second, not ten); as many as the
+ * assignment's, so that a Camera's checks do not trail far behind its assignment when thousands come at once.
+ */
+const WRITE_CONCURRENCY = 32;
 
 /** The Secret of that name that camera credentials may come from (Opaque or basic-auth), from the caches. */
 export function credentialSecretOf(ctx: ControllerContext): (name: string) => Secret | undefined {

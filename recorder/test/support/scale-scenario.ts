@@ -61,6 +61,8 @@ export interface ScaleFigures {
   ceiling?: WriteCeiling;
   /** Writes kube-apiserver answered from the first create until every camera recorded: all, per second, and by who. */
   rollout: { writes: number; writesPerS: number; byWriter: Record<string, number> };
+  /** Seconds from every camera Recording until the operators wrote only their Lease (their Events and checks done). */
+  operatorTailS: number;
   steady: {
     seconds: number;
     /** Writes per minute: the operators (all of them), the recorders (all), the busiest recorder; and what the operators wrote beyond their Lease. */
@@ -181,6 +183,19 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   const rollout = rolloutWrites(await auditedWrites(cluster.controlPlane.auditLogPath, t0, recordingAt!), namespace, (recordingAt! - t0) / 1000);
   say(`from the first create until all Recording: ${rollout.writes} writes, ${rollout.writesPerS.toFixed(0)}/s (${Object.entries(rollout.byWriter).map(([k, v]) => `${k} ${v}`).join(', ')})`);
 
+  // The rollout's tail: the operator writes its Events from a queue a few at a time, and the Camera checks on their
+  // own, so both may still be writing when every camera records. The steady state starts once the operators have
+  // written nothing but their Lease for 3 s (an operator that never stops writing fails the assertions on the window).
+  const operatorUser = (u: string) => u === `system:serviceaccount:${namespace}:vigil-operator`;
+  const beyondLease = (w: { user: string; target: string }) => operatorUser(w.user) && !w.target.startsWith(`leases coordination.k8s.io ${namespace}/vigil-operator`);
+  const quietFrom = Date.now();
+  await waitUntil(async () => {
+    const recent = await auditedWrites(cluster.controlPlane.auditLogPath, Date.now() - 3000, Date.now());
+    return Date.now() - quietFrom >= 3000 && !recent.some(beyondLease);
+  }, 120_000, 'the operators writing only their Lease for 3 s', 1000).catch(() => undefined);
+  const tailS = (Date.now() - quietFrom) / 1000;
+  say(`the operators wrote only their Lease ${tailS.toFixed(1)} s after every camera recorded`);
+
   // Steady state: nothing changes; who writes, what each recorder receives, what the operator costs.
   let leader: OperatorProcess | undefined;
   await waitUntil(async () => (leader = await operators.leader()) !== undefined, 60_000, 'a leader operator', 250);
@@ -205,7 +220,6 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   await new Promise((r) => setTimeout(r, 1000)); // the audit log is written as requests complete
   const writes = await auditedWrites(cluster.controlPlane.auditLogPath, from, to);
   const minutes = (to - from) / 60_000;
-  const operatorUser = (u: string) => u === `system:serviceaccount:${namespace}:vigil-operator`;
   const recorderPrefix = `system:serviceaccount:${namespace}:vigil-recorder-`;
   const byRecorder = new Map<string, number>();
   for (const w of writes) if (w.user.startsWith(recorderPrefix)) byRecorder.set(w.user, (byRecorder.get(w.user) ?? 0) + 1);
@@ -216,7 +230,7 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   const steady = {
     seconds: (to - from) / 1000,
     operatorWritesPerMin: operatorWrites.length / minutes,
-    operatorWritesBeyondLease: [...new Set(operatorWrites.filter((w) => !w.target.startsWith(`leases coordination.k8s.io ${namespace}/vigil-operator`)).map((w) => `${w.verb} ${w.target}`))],
+    operatorWritesBeyondLease: [...new Set(operatorWrites.filter(beyondLease).map((w) => `${w.verb} ${w.target}`))],
     recorderWritesPerMin: [...byRecorder.values()].reduce((a, b) => a + b, 0) / minutes,
     busiestRecorderWritesPerMin: Math.max(0, ...byRecorder.values()) / minutes,
     ...(cpuBefore !== undefined && cpuAfter !== undefined ? { operatorCpuPercent: ((cpuAfter.cpuSeconds - cpuBefore.cpuSeconds) / ((to - from) / 1000)) * 100, operatorRssMiB: rssPeak } : {}),
@@ -251,6 +265,6 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
 
   return {
     nodes: nodes.length, cameras: names.length, createdS, assignedS: (assignedAt! - t0) / 1000, recordingS: (recordingAt! - t0) / 1000,
-    perNodeMin: Math.min(...counts), perNodeMax: Math.max(...counts), ...(ceiling === undefined ? {} : { ceiling }), rollout, steady, recorders: after, failover, leaderLoss, operatorRestarts,
+    perNodeMin: Math.min(...counts), perNodeMax: Math.max(...counts), ...(ceiling === undefined ? {} : { ceiling }), rollout, operatorTailS: tailS, steady, recorders: after, failover, leaderLoss, operatorRestarts,
   };
 }
