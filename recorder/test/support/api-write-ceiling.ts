@@ -4,7 +4,7 @@
 // assignment, its Event, the recorder's report, the operator's phase), so this rate bounds how fast any operator could
 // assign and start thousands of cameras on this machine.
 import { API_VERSION, type Camera } from '@vigil/crds';
-import { forEachLimited, Resources, type KubeClient, type KubeObject } from '@vigil/kube';
+import { forEachLimited, Resources, toApiTime, type KubeClient, type KubeObject } from '@vigil/kube';
 
 export interface WriteCeiling {
   cameras: number;
@@ -29,7 +29,7 @@ export async function measureWriteCeiling(admin: KubeClient, namespace: string, 
       ...camera(name),
       status: {
         node: 'ceiling-node', url: 'http://10.0.0.30:9997', phase: 'Assigned',
-        conditions: [{ type: 'Assigned', status: 'True', reason: 'NodeAssigned', message: 'recorded by ceiling-node', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }],
+        conditions: [{ type: 'Assigned', status: 'True', reason: 'NodeAssigned', message: 'recorded by ceiling-node', lastTransitionTime: toApiTime(Date.now()) }],
       },
     } as Camera & KubeObject, { fieldManager: 'bench-write-ceiling', force: true, subresource: 'status' });
   });
