@@ -9,6 +9,10 @@ import { Informer, keyOf, Resources, type Clock as KubeClock, type KubeClient, t
 
 export type CameraObject = CameraResource & KubeObject;
 
+interface Departure {
+  readonly last: CameraObject;
+}
+
 /** Wait before reading a departed camera again when the API did not answer. */
 const RETRY_MS = 1000;
 
@@ -17,8 +21,12 @@ export class RecordedCameras {
   readonly assigned: Informer<CameraObject>;
   /** The Cameras moving away from this node make-before-break (status.handoverFrom is this node). */
   readonly handingOver: Informer<CameraObject>;
-  /** Cameras that left one watch and are not (yet) in the other, by cache key, until a read settles where they are. */
-  readonly #departing = new Map<string, CameraObject>();
+  /**
+   * Cameras that left one watch and are not (yet) in the other, by cache key, until a read settles where they are. Each
+   * departure is its own entry: a read begun for an earlier one (the camera came back, then left again) may answer with
+   * the Camera as it was before the later departure, and must not settle it.
+   */
+  readonly #departing = new Map<string, Departure>();
   readonly #handlers: Array<() => void> = [];
   readonly #stopped = new AbortController();
 
@@ -61,12 +69,12 @@ export class RecordedCameras {
 
   get(id: string): CameraObject | undefined {
     const key = `${this.namespace}/${id}`;
-    return this.assigned.get(key) ?? this.handingOver.get(key) ?? this.#departing.get(key);
+    return this.assigned.get(key) ?? this.handingOver.get(key) ?? this.#departing.get(key)?.last;
   }
 
   /** Every camera this node records: assigned, handed over, or between the two watches. */
   list(): CameraObject[] {
-    const here = new Map<string, CameraObject>(this.#departing);
+    const here = new Map<string, CameraObject>([...this.#departing].map(([key, d]) => [key, d.last]));
     for (const c of this.handingOver.list()) here.set(keyOf(c), c);
     for (const c of this.assigned.list()) here.set(keyOf(c), c);
     return [...here.values()];
@@ -74,13 +82,16 @@ export class RecordedCameras {
 
   #depart(key: string, last: CameraObject): void {
     if (this.#departing.has(key)) return;
-    this.#departing.set(key, last);
-    void this.#settle(key, last.metadata.name ?? '');
+    const departure: Departure = { last };
+    this.#departing.set(key, departure);
+    void this.#settle(key, departure);
   }
 
   /** Reads the Camera until the API answers: puts it into the cache it belongs to now, or lets it go. */
-  async #settle(key: string, name: string): Promise<void> {
-    while (this.#departing.has(key) && !this.#stopped.signal.aborted) {
+  async #settle(key: string, departure: Departure): Promise<void> {
+    const name = departure.last.metadata.name ?? '';
+    const current = () => this.#departing.get(key) === departure;
+    while (current() && !this.#stopped.signal.aborted) {
       let now: CameraObject | undefined;
       try {
         now = await this.client.get<CameraObject>(Resources.cameras, this.namespace, name, { timeoutMs: 3000 });
@@ -88,7 +99,7 @@ export class RecordedCameras {
         await this.clock.sleep(RETRY_MS, this.#stopped.signal);
         continue;
       }
-      if (!this.#departing.has(key)) return; // a watch brought it meanwhile
+      if (!current()) return; // a watch brought it meanwhile (and it may have left again since: another read settles that)
       this.#departing.delete(key);
       if (now !== undefined && recordsCamera(now, this.nodeName)) {
         (now.status?.node === this.nodeName ? this.assigned : this.handingOver).upsert(now);
