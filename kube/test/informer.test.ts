@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@vigil/testing/kube/client-node';
 import { startControlPlane } from '@vigil/testing/kube/control-plane/control-plane';
 import { waitUntil } from '@vigil/testing/processes';
 import { tempDir } from '@vigil/testing/temp-dir';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { test } from 'node:test';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@vigil/testing/kube/client-node';
 import { KubeClient, Resources, type ConfigMap } from '../src/index.js';
 
 /** Answers the first request of each connection; a second request on the same connection finds it reset. */

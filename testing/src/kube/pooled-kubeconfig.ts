@@ -3,7 +3,7 @@
 // twice-a-second polling and the tests' waitUntil loops spent a good share of their process's and kube-apiserver's CPU
 // on handshakes. Here every request with the same TLS settings goes through one keep-alive agent.
 import { Agent } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from './client-node.js';
 
 type RequestContext = Parameters<KubeConfig['applySecurityAuthentication']>[0];
 

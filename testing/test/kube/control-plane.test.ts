@@ -3,7 +3,7 @@
 // and tainted by kube-controller-manager's node lifecycle controller; the fault proxy cuts one token off and back.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '../../src/kube/client-node.js';
 import { startControlPlane } from '../../src/kube/control-plane/control-plane.js';
 import { waitUntil } from '../../src/processes.js';
 import { tempDir } from '../../src/temp-dir.js';

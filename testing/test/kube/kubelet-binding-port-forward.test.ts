@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, KubeConfig } from '../../src/kube/client-node.js';
 import { startKubeCluster } from '../../src/kube/kube-cluster.js';
 import type { ContainerImages } from '../../src/kube/kubelet/container-images.js';
 import { forwardedPort } from '../../src/kube/cluster-scenario/kubectl-driver.js';

@@ -4,7 +4,7 @@
 // never leak from one test into another.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api } from '../client-node.js';
 import { Agent, fetch as undiciFetch, type RequestInit as UndiciRequestInit, type Response as UndiciResponse } from 'undici';
 import { PooledKubeConfig } from '../pooled-kubeconfig.js';
 import { startApiFaultProxy, type ApiFaults } from './api-fault-proxy.js';

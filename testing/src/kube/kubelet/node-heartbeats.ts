@@ -1,7 +1,8 @@
 // A kubelet's heartbeats for its Node: its Lease in kube-node-lease, renewed every few seconds, and the Node's status
 // (Ready, addresses, capacity, node info) when it is not Ready yet and once a minute. Silence them and kube-controller-manager's node lifecycle controller
 // marks the Node Unknown and taints it, as it does a dead machine.
-import { PatchStrategy, setHeaderOptions, type CoordinationV1Api, type CoreV1Api, type V1Node } from '@kubernetes/client-node';
+import { PatchStrategy, setHeaderOptions, type CoordinationV1Api, type CoreV1Api } from '../client-node.js';
+import type { V1Node } from '@kubernetes/client-node';
 
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 export const MERGE = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -4,7 +4,8 @@
 // API (their tokens refused by the fault proxy). It also stands in for kube-scheduler (pod-binder.ts) and serves
 // `kubectl port-forward` (port-forward/).
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api, type V1Node, type V1Pod } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api } from '../client-node.js';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { freePort } from '../../net.js';
 import { waitUntil } from '../../processes.js';
 import type { ApiFaults, CutOffMode } from '../control-plane/api-fault-proxy.js';

@@ -1,7 +1,8 @@
 // The Nodes and Pods as the process kubelet sees them: a list+watch cache of one resource (client-node's informer) that
 // tells the kubelet of every change and is started again after an error. A kubelet that listed Nodes and Pods twice a
 // second cost its test process and kube-apiserver about 0.75 CPU-second a minute per control plane, idle or not.
-import { makeInformer, type KubeConfig, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
+import { makeInformer, type KubeConfig } from '../client-node.js';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 
 export interface WatchedObjects<T> {
   list(): readonly T[];
