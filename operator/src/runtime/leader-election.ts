@@ -82,10 +82,15 @@ export class LeaderElector {
   async renewUntilLost(signal: AbortSignal): Promise<ElectionOutcome> {
     const { clock, retryPeriodMs, renewDeadlineMs } = this.opts;
     let failed = false;
+    /** How late the last wake-up came: a busy event loop (this process's own work) delays the renewal as a slow API does. */
+    let lateMs = 0;
     while (!signal.aborted) {
       // After a failed attempt (a reset connection, a slow answer cut off) the next comes sooner: the deadline runs.
-      await clock.sleep(failed ? Math.min(retryPeriodMs, RETRY_AFTER_FAILURE_MS) : retryPeriodMs, signal);
+      const waitMs = failed ? Math.min(retryPeriodMs, RETRY_AFTER_FAILURE_MS) : retryPeriodMs;
+      const sleptFrom = clock.now();
+      await clock.sleep(waitMs, signal);
       if (signal.aborted) break;
+      lateMs = Math.max(0, clock.now() - sleptFrom - waitMs);
       const left = this.lastRenew + renewDeadlineMs - clock.now();
       // Each attempt ends by the renew deadline at the latest (a hanging API server must not outlast it).
       const attempt = new AbortController();
@@ -102,9 +107,10 @@ export class LeaderElector {
       failed = !ok;
       if (!ok && clock.now() - this.lastRenew >= renewDeadlineMs) {
         this.leading = false;
-        // How long the last attempt ran, and whether the deadline cut it off (an API server that did not answer in time).
+        // How long the last attempt ran, whether the deadline cut it off (an API server that did not answer in time), and
+        // how late its timer fired (this process's event loop was busy).
         const attemptMs = clock.now() - startedAt;
-        this.opts.log.error({ sinceRenewMs: clock.now() - this.lastRenew, attemptMs, cutOff: attempt.signal.aborted }, 'leadership lost: no renewal within the renew deadline');
+        this.opts.log.error({ sinceRenewMs: clock.now() - this.lastRenew, attemptMs, cutOff: attempt.signal.aborted, lateMs }, 'leadership lost: no renewal within the renew deadline');
         return 'lost';
       }
     }

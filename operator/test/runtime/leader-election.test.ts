@@ -110,6 +110,27 @@ test('a leader that cannot renew within the renew deadline loses leadership (and
   // it stopped at most 4 s after its last renewal; a standby could take over only 6 s after it
 });
 
+test('the leadership-lost log says how late the renewal timer fired: a busy event loop, told apart from a slow API', async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeaseStore();
+  const lines: Array<Record<string, unknown>> = [];
+  const a = new LeaderElector({
+    identity: 'a', leaseName: 'vigil-operator', namespace: 'vigil', store, clock, ...timing,
+    log: pino({ level: 'error' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) }),
+  });
+  assert.equal(await a.acquire(new AbortController().signal), true);
+  const outcome = a.renewUntilLost(new AbortController().signal);
+  await clock.advance(1000); // renewed
+  store.failing = true;
+  clock.stall(4500); // the loop is blocked past the renew deadline: the 1 s timer fires 3.5 s late
+  await clock.advance(0);
+  assert.equal(await outcome, 'lost');
+  assert.equal(lines.length, 1);
+  assert.equal(lines[0]?.msg, 'leadership lost: no renewal within the renew deadline');
+  assert.equal(lines[0]?.lateMs, 3500);
+  assert.equal(lines[0]?.sinceRenewMs, 4500);
+});
+
 /** 'a' leads on a fresh store and renews until `stop` aborts (`outcome`). */
 async function renewingLeader() {
   const clock = new FakeClock();

@@ -38,6 +38,14 @@ export class FakeClock implements Clock {
     this.t = end;
     await settle();
   }
+
+  /**
+   * Moves time forward and wakes no one, as a blocked event loop lets time pass: every sleeper due meanwhile wakes late,
+   * at the next advance().
+   */
+  stall(ms: number): void {
+    this.t += ms;
+  }
 }
 
 /** Lets pending promise callbacks run. */

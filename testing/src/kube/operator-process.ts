@@ -73,8 +73,11 @@ export class OperatorProcess {
 }
 
 export async function startOperator(t: TestContext, cluster: TestCluster, identity: string, extraArgs: string[] = [], kubeconfig: string = cluster.operatorKubeconfig): Promise<OperatorProcess> {
+  // VIGIL_TEST_OPERATOR_NODE_OPTIONS: options for the operators' Node.js alone, e.g. `--cpu-prof --cpu-prof-dir=DIR` (a
+  // profile of each operator that exits by itself, as one that lost its leadership does).
+  const nodeOptions = process.env.VIGIL_TEST_OPERATOR_NODE_OPTIONS?.split(' ').filter((o) => o !== '') ?? [];
   const child = spawn(process.execPath, [
-    OPERATOR_BIN, '--settings', cluster.settingsFile, '--namespace', cluster.namespace, '--identity', identity,
+    ...nodeOptions, OPERATOR_BIN, '--settings', cluster.settingsFile, '--namespace', cluster.namespace, '--identity', identity,
     '--listen', '127.0.0.1:0', '--log-level', 'debug', ...extraArgs,
   ], { env: { ...process.env, KUBECONFIG: kubeconfig, POD_NAME: '', POD_NAMESPACE: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const proc = new OperatorProcess(identity, child);
