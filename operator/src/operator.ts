@@ -31,6 +31,8 @@ import { MANAGED_BY, NODE_ANNOTATION } from './desired/names.js';
 import { recorderClusterBindingName } from './desired/recorder-identity.js';
 import { DEFAULT_PLAN_OPTIONS } from './desired/placement-rules.js';
 import { certificateCondition } from './desired/recorder-node-status.js';
+import { checksInputsChanged } from './desired/camera-checks.js';
+import { credentialsInputsChanged } from './desired/camera-credentials.js';
 
 /** Nodes each per-node controller (RecorderNode, identity, Pod, status) works on at once. */
 const PER_NODE_WORKERS = 4;
@@ -205,10 +207,11 @@ export class Operator {
       c.credentials.enqueue(CREDENTIALS_KEY);
       for (const lease of caches.leases.list()) c.leaseOwners.enqueue(lease.metadata.name ?? '');
     });
-    caches.cameras.onChange(() => {
+    caches.cameras.onChange((_key, obj, old) => {
       c.assignment.enqueue(ASSIGNMENT_KEY);
-      c.checks.enqueue(CHECKS_KEY);
-      c.credentials.enqueue(CREDENTIALS_KEY);
+      // The checks and the credentials are passes over every Camera: only changes that can change their outcome start one.
+      if (checksInputsChanged(obj, old)) c.checks.enqueue(CHECKS_KEY);
+      if (credentialsInputsChanged(obj, old)) c.credentials.enqueue(CREDENTIALS_KEY);
     });
     caches.certificateSigningRequests?.onChange((name) => c.certificateRequests.enqueue(name));
     for (const secrets of [caches.secrets, caches.basicAuthSecrets]) {

@@ -68,7 +68,10 @@ export class NodeCredentials {
     if (planned.size === 0) return write(new Set());
     this.#holds.add(planned);
     try {
-      const failures = await this.#writePasses.run(() => this.#writeAll(signal));
+      // Only the Secrets of the nodes the moves give cameras must be written before the statuses: the others follow in
+      // the controller's pass (requestSync below), not in every assignment pass.
+      const nodes = new Set([...planned.values()].flat());
+      const failures = await this.#writePasses.run(() => this.#writeAll(signal, nodes));
       for (const f of failures) this.ctx.log.warn({ node: f.node, err: (f.err as Error).message }, 'cannot write the node\'s camera credentials Secret; its new cameras wait');
       return await write(new Set(failures.map((f) => f.node)));
     } finally {
@@ -82,9 +85,10 @@ export class NodeCredentials {
     return [...this.#holds].flatMap((h) => h.get(key) ?? []);
   }
 
-  async #writeAll(signal: AbortSignal): Promise<WriteFailure[]> {
+  /** Writes the Secret of every RecorderNode, or of those named in `only`. */
+  async #writeAll(signal: AbortSignal, only?: ReadonlySet<string>): Promise<WriteFailure[]> {
     const { ctx } = this;
-    const rns = ctx.caches.recorderNodes.list().filter((rn) => !rn.metadata.deletionTimestamp);
+    const rns = ctx.caches.recorderNodes.list().filter((rn) => !rn.metadata.deletionTimestamp && (only === undefined || only.has(rn.metadata.name ?? '')));
     const cameras = ctx.caches.cameras.list();
     const byNode = credentialsByNode(cameras, rns.map((rn) => rn.metadata.name ?? ''), credentialSecretOf(ctx), this.#reserved, (cam) => this.#heldFor(cam));
     const failures: WriteFailure[] = [];

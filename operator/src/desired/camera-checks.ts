@@ -34,3 +34,20 @@ export function checksChanged(cam: Camera, wanted: Condition[]): boolean {
     return c?.status !== w.status || c.reason !== w.reason || c.message !== w.message || c.observedGeneration !== w.observedGeneration;
   });
 }
+
+/**
+ * Whether a change of one Camera (`old` → `obj`, either undefined when it came or went) can change any Camera's checks:
+ * its source, its credentials reference, its generation or deletion, or the check conditions themselves (someone else
+ * changed them). The other status fields (the assignment, the recorders' reports) change thousands of times during a
+ * rollout and never a check: a pass over every Camera for each of them held the operator's event loop for seconds.
+ */
+export function checksInputsChanged(obj: Camera | undefined, old: Camera | undefined): boolean {
+  if (obj === undefined || old === undefined) return true;
+  if (obj.metadata.generation !== old.metadata.generation || obj.metadata.deletionTimestamp !== old.metadata.deletionTimestamp) return true;
+  if (obj.spec.source !== old.spec.source || JSON.stringify(obj.spec.credentialsSecretRef) !== JSON.stringify(old.spec.credentialsSecretRef)) return true;
+  return CHECK_CONDITIONS.some((type) => {
+    const a = findCondition(obj.status?.conditions, type);
+    const b = findCondition(old.status?.conditions, type);
+    return a?.status !== b?.status || a?.reason !== b?.reason || a?.message !== b?.message || a?.observedGeneration !== b?.observedGeneration;
+  });
+}

@@ -59,11 +59,27 @@ export interface CopiedCredentials {
 export function resolvedCredentials(cameras: Camera[], secretOf: (name: string) => Secret | undefined, reserved: ReservedSecrets): Array<{ camera: Camera; credentials: CopiedCredentials }> {
   const out: Array<{ camera: Camera; credentials: CopiedCredentials }> = [];
   for (const camera of cameras) {
+    // A camera without a credentialsSecretRef has nothing to copy (checked first: the cheapest test of the loop).
+    if (camera.spec.credentialsSecretRef === undefined) continue;
     if (camera.metadata.deletionTimestamp || !CAMERA_ID_PATTERN.test(camera.metadata.name ?? '')) continue;
     const check = checkCredentials(camera, secretOf, reserved);
     if (check.ok && check.username !== undefined && check.password !== undefined) out.push({ camera, credentials: { username: check.username, password: check.password } });
   }
   return out;
+}
+
+/**
+ * Whether a change of one Camera (`old` → `obj`, either undefined when it came or went) can change what a node's
+ * credentials Secret holds: its credentials reference, its deletion, or the nodes that record it. A recorder's report
+ * or a phase changes none of them.
+ */
+export function credentialsInputsChanged(obj: Camera | undefined, old: Camera | undefined): boolean {
+  if (obj === undefined || old === undefined) return true;
+  if (obj.metadata.deletionTimestamp !== old.metadata.deletionTimestamp) return true;
+  if (JSON.stringify(obj.spec.credentialsSecretRef) !== JSON.stringify(old.spec.credentialsSecretRef)) return true;
+  const a = recordingNodes(obj);
+  const b = recordingNodes(old);
+  return a.length !== b.length || a.some((n, i) => n !== b[i]);
 }
 
 /** The nodes that record a camera now: its node and the old side of a planned move. */
