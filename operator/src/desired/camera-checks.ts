@@ -1,7 +1,7 @@
 // A Camera's checks → its CredentialsReady and SourceUnique conditions (what a user sees in `kubectl describe cam`
 // before any recorder runs): the Secret it names, and the other Cameras with the same source.
 import { CameraCondition, CameraReason, type Camera, type Condition } from '@vigil/crds';
-import type { CredentialsCheck } from './camera-credentials.js';
+import { sameCredentialsRef, type CredentialsCheck } from './camera-credentials.js';
 import { findCondition, setCondition } from './conditions.js';
 
 export const CHECK_CONDITIONS = [CameraCondition.CredentialsReady, CameraCondition.SourceUnique] as const;
@@ -27,12 +27,14 @@ export function desiredCheckConditions(cam: Camera, credentials: CredentialsChec
   });
 }
 
-/** The conditions differ from what the Camera shows in status, reason or message (times and generations aside). */
+/** Two check conditions say the same: status, reason, message and generation (the transition time aside). */
+function sameCheck(a: Condition | undefined, b: Condition | undefined): boolean {
+  return a?.status === b?.status && a?.reason === b?.reason && a?.message === b?.message && a?.observedGeneration === b?.observedGeneration;
+}
+
+/** The conditions differ from what the Camera shows in status, reason, message or generation (times aside). */
 export function checksChanged(cam: Camera, wanted: Condition[]): boolean {
-  return wanted.some((w) => {
-    const c = findCondition(cam.status?.conditions, w.type);
-    return c?.status !== w.status || c.reason !== w.reason || c.message !== w.message || c.observedGeneration !== w.observedGeneration;
-  });
+  return wanted.some((w) => !sameCheck(findCondition(cam.status?.conditions, w.type), w));
 }
 
 /**
@@ -44,10 +46,6 @@ export function checksChanged(cam: Camera, wanted: Condition[]): boolean {
 export function checksInputsChanged(obj: Camera | undefined, old: Camera | undefined): boolean {
   if (obj === undefined || old === undefined) return true;
   if (obj.metadata.generation !== old.metadata.generation || obj.metadata.deletionTimestamp !== old.metadata.deletionTimestamp) return true;
-  if (obj.spec.source !== old.spec.source || JSON.stringify(obj.spec.credentialsSecretRef) !== JSON.stringify(old.spec.credentialsSecretRef)) return true;
-  return CHECK_CONDITIONS.some((type) => {
-    const a = findCondition(obj.status?.conditions, type);
-    const b = findCondition(old.status?.conditions, type);
-    return a?.status !== b?.status || a?.reason !== b?.reason || a?.message !== b?.message || a?.observedGeneration !== b?.observedGeneration;
-  });
+  if (obj.spec.source !== old.spec.source || !sameCredentialsRef(obj, old)) return true;
+  return CHECK_CONDITIONS.some((type) => !sameCheck(findCondition(obj.status?.conditions, type), findCondition(old.status?.conditions, type)));
 }

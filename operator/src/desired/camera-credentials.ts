@@ -68,6 +68,13 @@ export function resolvedCredentials(cameras: Camera[], secretOf: (name: string) 
   return out;
 }
 
+/** Two Cameras name the same credentials: the same Secret and keys, or neither names any. */
+export function sameCredentialsRef(a: Camera, b: Camera): boolean {
+  const x = a.spec.credentialsSecretRef;
+  const y = b.spec.credentialsSecretRef;
+  return x?.name === y?.name && x?.usernameKey === y?.usernameKey && x?.passwordKey === y?.passwordKey;
+}
+
 /**
  * Whether a change of one Camera (`old` → `obj`, either undefined when it came or went) can change what a node's
  * credentials Secret holds: its credentials reference, its deletion, or the nodes that record it. A recorder's report
@@ -76,7 +83,7 @@ export function resolvedCredentials(cameras: Camera[], secretOf: (name: string) 
 export function credentialsInputsChanged(obj: Camera | undefined, old: Camera | undefined): boolean {
   if (obj === undefined || old === undefined) return true;
   if (obj.metadata.deletionTimestamp !== old.metadata.deletionTimestamp) return true;
-  if (JSON.stringify(obj.spec.credentialsSecretRef) !== JSON.stringify(old.spec.credentialsSecretRef)) return true;
+  if (!sameCredentialsRef(obj, old)) return true;
   const a = recordingNodes(obj);
   const b = recordingNodes(old);
   return a.length !== b.length || a.some((n, i) => n !== b[i]);
