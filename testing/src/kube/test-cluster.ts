@@ -90,7 +90,7 @@ export interface TestClusterOptions {
   /** What the kubelet runs for each container image (others run as placeholders). */
   images?: ContainerImages;
   /** The control plane's options that a large cluster needs (no fault proxy, a slower kubelet loop). */
-  controlPlane?: Pick<ControlPlaneOptions, 'faultProxy' | 'kubeletSyncMs'>;
+  controlPlane?: Pick<ControlPlaneOptions, 'faultProxy' | 'kubeletSyncMs' | 'nodeLeaseSeconds' | 'nodeMonitorGracePeriodSeconds'>;
 }
 
 /** Starts a control plane with the CRDs, a namespace, the recorder ConfigMap and both ServiceAccounts with the chart's RBAC. */

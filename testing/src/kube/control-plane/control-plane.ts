@@ -58,7 +58,10 @@ function kubeconfigYaml(server: string, caPem: string, user: object, namespace: 
 
 /** Starts a control plane in `dir` (a folder the caller removes); close() stops every process it started. */
 export interface ControlPlaneOptions {
+  /** kube-controller-manager's --node-monitor-grace-period (default 20 s; a real cluster's is 50 s). */
   nodeMonitorGracePeriodSeconds?: number;
+  /** How often the kubelet renews each Node's Lease (default 5 s; a real kubelet renews every 10 s). */
+  nodeLeaseSeconds?: number;
   /** What the kubelet runs for each container image (others run as placeholders). */
   images?: ContainerImages;
   /**
@@ -105,7 +108,7 @@ export async function startControlPlane(dir: string, opts: ControlPlaneOptions =
     stops.push(() => controllerManager.stop());
     // The kubelet serves with kube-apiserver's certificate (same CA, names 127.0.0.1), which kube-apiserver verifies.
     const serving = { cert: await readFile(pki.servingCertFile, 'utf8'), key: await readFile(pki.servingKeyFile, 'utf8') };
-    const kubelet = await startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: tokenUrl, caPem: pki.caPem }, faults, serving, ...(opts.images === undefined ? {} : { images: opts.images }), ...(opts.kubeletSyncMs === undefined ? {} : { syncMs: opts.kubeletSyncMs }) });
+    const kubelet = await startProcessKubelet({ kubeconfig: adminKubeconfig, dir: join(dir, 'kubelet'), api: { url: tokenUrl, caPem: pki.caPem }, faults, serving, ...(opts.images === undefined ? {} : { images: opts.images }), ...(opts.kubeletSyncMs === undefined ? {} : { syncMs: opts.kubeletSyncMs }), ...(opts.nodeLeaseSeconds === undefined ? {} : { heartbeatSeconds: opts.nodeLeaseSeconds }) });
     stops.push(() => kubelet.stop());
 
     const kc = PooledKubeConfig.fromFile(adminKubeconfig);
