@@ -5,7 +5,7 @@ import { CA_CONFIGMAP_NAME, isCameraCredentialsSecretName, Labels, MEMBERSHIP_RE
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import {
-  Informer, isOnline, reportOf, Resources, type Binding, type CertificateSigningRequest, type Clock, type ConfigMap, type Ingress, type KubeClient, type KubeObject, type Lease,
+  Informer, isOnline, PrioritySlots, reportOf, Resources, type Binding, type CertificateSigningRequest, type Clock, type ConfigMap, type Ingress, type KubeClient, type KubeObject, type Lease,
   type InformerOptions, type Node, type Pod, type Role, type Secret, type Service, type ServiceAccount,
 } from '@vigil/kube';
 import type { Settings } from './config/settings.js';
@@ -15,7 +15,7 @@ import { WorkQueue } from './runtime/workqueue.js';
 import { ASSIGNMENT_KEY, reconcileAssignmentFor } from './controllers/assignment.js';
 import { CHECKS_KEY, reconcileCameraChecksFor } from './controllers/camera-checks.js';
 import { CREDENTIALS_KEY, NodeCredentials, reconcileCameraCredentialsFor } from './controllers/camera-credentials.js';
-import { nsKey, type Caches, type ControllerContext } from './controllers/context.js';
+import { CAMERA_STATUS_WRITES_IN_FLIGHT, nsKey, type Caches, type ControllerContext } from './controllers/context.js';
 import { EventRecorder } from './controllers/events.js';
 import { reconcileLeaseOwnerFor } from './controllers/lease-owners.js';
 import { PodTemplates } from './controllers/pod-templates.js';
@@ -106,6 +106,7 @@ export class Operator {
     const ctx: ControllerContext = {
       client, caches: this.caches, namespace, settings: opts.settings, clock, log, metrics: opts.metrics, events: this.events,
       nodeSilenceMs: opts.nodeSilenceMs, nodeSettleMs: opts.nodeSettleMs ?? DEFAULT_PLAN_OPTIONS.settleMs, nodeEligible: opts.nodeEligible,
+      cameraStatusWrites: new PrioritySlots(CAMERA_STATUS_WRITES_IN_FLIGHT),
     };
     this.context = ctx;
     const templates = new PodTemplates(ctx);

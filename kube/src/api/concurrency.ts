@@ -30,3 +30,35 @@ export async function forEachSliced<T>(items: readonly T[], slice: number, signa
     for (const item of items.slice(i, i + slice)) fn(item);
   }
 }
+
+/**
+ * At most `capacity` async sections in flight, shared by several callers: when a slot frees, a waiting urgent section
+ * goes before every waiting routine one (in the order each was asked). One writer's urgent writes (a camera given a
+ * node) then never queue behind another's routine ones (a condition's wording) for the API server's time.
+ */
+export class PrioritySlots {
+  #free: number;
+  readonly #urgent: Array<() => void> = [];
+  readonly #routine: Array<() => void> = [];
+
+  constructor(readonly capacity: number) {
+    this.#free = capacity;
+  }
+
+  /** Sections running or waiting for a slot. */
+  get busy(): number {
+    return this.capacity - this.#free + this.#urgent.length + this.#routine.length;
+  }
+
+  async run<T>(urgent: boolean, section: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) this.#free--;
+    else await new Promise<void>((resolve) => (urgent ? this.#urgent : this.#routine).push(resolve));
+    try {
+      return await section();
+    } finally {
+      const next = this.#urgent.shift() ?? this.#routine.shift();
+      if (next !== undefined) next();
+      else this.#free++;
+    }
+  }
+}

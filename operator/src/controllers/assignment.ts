@@ -1,7 +1,8 @@
 // Camera assignment over the whole cluster (one key: the plan needs every camera and node at once): plans from the
 // caches (the RecorderNodes, and the selected Nodes still waiting for theirs, which count towards quorum), applies
-// each changed Camera status once (server-side apply of the operator's fields), records Events, moves and failover
-// seconds, and keeps the quorum, members and cameras-by-phase metrics. A status that gives a node a camera is written
+// each changed Camera status once (server-side apply of the operator's fields; moves before phases, in the operator's
+// shared write slots), records Events, moves and failover seconds, and keeps the quorum, members and cameras-by-phase
+// metrics. A status that gives a node a camera is written
 // only after that node's credentials Secret has the camera's credentials (camera-credentials.ts).
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
 import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView, forEachLimited } from '@vigil/kube';
@@ -17,10 +18,16 @@ import { applyStatusInBatch, nsKey, type ControllerContext } from './context.js'
 export const ASSIGNMENT_KEY = 'cluster';
 
 /**
- * Status writes in flight at once. Each is a small server-side apply; at 200 nodes a busy kube-apiserver answers one
- * in about half a second, so 8 at once held a rollout of 5,000 cameras to about 16 a second.
+ * Routine writes (a phase, a condition's wording) one pass makes, after all its urgent ones (a camera given a node,
+ * taken off one, moved); the rest are left to the next pass, planned at once. A pass waits for its writes, so without
+ * this a camera created, or a node gone silent, while thousands of phases were written waited for all of them.
  */
-const WRITE_CONCURRENCY = 32;
+const ROUTINE_PER_PASS = 128;
+
+/** A write that gives a camera a node, takes it away or moves it: what a recorder waits for. */
+function isUrgent(d: CameraDecision): boolean {
+  return d.move !== 'none';
+}
 
 /** The nodes each status write gives a camera with credentials (the cameras that must be in those nodes' Secrets first). */
 function newRecorders(writes: Array<{ cam: Camera; owned: OwnedCameraStatus }>): PlannedRecorders {
@@ -133,15 +140,20 @@ export function reconcileAssignmentFor(ctx: ControllerContext, credentials: Node
 
     let conflicts = 0;
     let held = 0;
-    const planned = newRecorders(writes);
-    await credentials.whileAssigning(planned, signal, (unwritten) => forEachLimited(writeOrder(writes), WRITE_CONCURRENCY, async ({ cam, owned, decision }) => {
+    const ordered = writeOrder(writes);
+    const urgent = ordered.filter((w) => isUrgent(w.decision)).length;
+    const thisPass = ordered.slice(0, urgent + ROUTINE_PER_PASS);
+    const deferred = ordered.length - thisPass.length;
+    const planned = newRecorders(thisPass);
+    const slots = ctx.cameraStatusWrites;
+    await credentials.whileAssigning(planned, signal, (unwritten) => forEachLimited(thisPass, slots.capacity, async ({ cam, owned, decision }) => {
       if (signal.aborted) return;
       // The node's Secret could not get the camera's credentials: not given to it yet (planned again with backoff).
       if ((planned.get(keyOf(cam)) ?? []).some((n) => unwritten.has(n))) {
         held++;
         return;
       }
-      const written = await applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal);
+      const written = await slots.run(isUrgent(decision), () => applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal));
       if (written === 'conflict') conflicts++;
       else if (written !== 'gone') moveEvents(written, decision, cam, byName, now);
     }));
@@ -156,6 +168,8 @@ export function reconcileAssignmentFor(ctx: ControllerContext, credentials: Node
       return { requeueAfterMs: backoffMs };
     }
     conflictedPasses = 0;
+    // Routine writes left for later: plan again at once (new cameras first, then what was left).
+    if (deferred > 0) return { requeueAfterMs: 0 };
     return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
   };
 }

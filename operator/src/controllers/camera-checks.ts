@@ -14,11 +14,6 @@ import { applyStatusInBatch, nsKey, type ControllerContext } from './context.js'
 export const CHECKS_KEY = 'cameras';
 export const CHECKS_FIELD_MANAGER = 'vigil-operator-checks';
 /**
- * Condition writes in flight at once (500 new Cameras are checked in about a second, not ten); as many as the
- * assignment's, so that a Camera's checks do not trail far behind its assignment when thousands come at once.
- */
-const WRITE_CONCURRENCY = 32;
-/**
  * Cameras judged between two turns of the event loop: at 5,000 Cameras one pass took 1-3 s of CPU on the 2-core test
  * machine, long enough, in one piece, to make the leader's Lease renewal miss its deadline.
  */
@@ -42,9 +37,10 @@ export function reconcileCameraChecksFor(ctx: ControllerContext) {
       if (checksChanged(cam, wanted)) changed.push({ cam, wanted });
     });
     let conflicts = 0;
-    await forEachLimited(changed, WRITE_CONCURRENCY, async ({ cam, wanted }) => {
+    // Routine writes in the operator's shared slots: an assignment waiting for the API server goes first.
+    await forEachLimited(changed, ctx.cameraStatusWrites.capacity, async ({ cam, wanted }) => {
       if (signal.aborted) return;
-      const written = await applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, { conditions: wanted }, signal, CHECKS_FIELD_MANAGER);
+      const written = await ctx.cameraStatusWrites.run(false, () => applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, { conditions: wanted }, signal, CHECKS_FIELD_MANAGER));
       if (written === 'gone') return;
       if (written === 'conflict') {
         conflicts++;
