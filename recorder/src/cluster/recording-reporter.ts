@@ -6,6 +6,7 @@ import { API_VERSION, CAMERA_KIND, CameraCondition, CameraReason, ConditionStatu
 import { isNotFound, Resources, toApiTime, type KubeClient, type KubeObject } from '@vigil/kube';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { ClusterView } from './cluster-view.js';
+import { ReportPacing } from './report-pacing.js';
 
 /** What the reporter asks the fleet: is a segment of the camera being written on this node right now? */
 export interface RecordingProbe {
@@ -25,6 +26,12 @@ export interface RecordingReporterOptions {
 }
 
 type CameraObject = CameraResource & KubeObject;
+
+/**
+ * How long one report may take. kube-apiserver's priority and fairness keeps a request queued for at most a quarter of
+ * its 60 s request timeout and then answers 429/504; a client that gives up sooner only sends the same report again.
+ */
+const REPORT_TIMEOUT_MS = 20_000;
 
 /** The Recording condition this node wants on the camera, or undefined to leave it as it is. */
 export function wantedRecording(camera: CameraObject, node: string, writing: boolean, silentForMs: number, unavailableAfterMs: number): Condition['status'] | undefined {
@@ -54,7 +61,7 @@ export function recordingReport(camera: CameraObject, node: string, status: Cond
 export class RecordingReporter {
   readonly #opts: RecordingReporterOptions;
   readonly #silentSince = new Map<string, number>();
-  readonly #writing = new Set<string>();
+  readonly #pacing = new ReportPacing();
   #timer: TimerHandle | undefined;
 
   constructor(opts: RecordingReporterOptions) {
@@ -70,7 +77,7 @@ export class RecordingReporter {
     this.#timer = undefined;
   }
 
-  /** Looks at every camera assigned to this node; writes only what changed. */
+  /** Looks at every camera assigned to this node; writes only what changed, a few at a time (report-pacing.ts). */
   tick(): void {
     const { view, nodeName, probe, clock } = this.#opts;
     if (!view.synced) return;
@@ -84,26 +91,30 @@ export class RecordingReporter {
       if (writing) this.#silentSince.delete(id);
       else if (!this.#silentSince.has(id)) this.#silentSince.set(id, now);
       const wanted = wantedRecording(camera, nodeName, writing, now - (this.#silentSince.get(id) ?? now), this.#opts.unavailableAfterMs ?? 30_000);
-      if (wanted !== undefined && !this.#writing.has(id)) void this.#write(id, wanted);
+      if (wanted !== undefined && this.#pacing.mayStart(id, now)) void this.#write(id, wanted);
     }
     for (const id of this.#silentSince.keys()) if (!assigned.has(id)) this.#silentSince.delete(id);
+    for (const id of this.#pacing.waiting) if (!assigned.has(id)) this.#pacing.forget(id);
   }
 
-  /** Server-side apply of this node's fields (no resourceVersion: nothing to conflict with); a failure is retried at the next tick. */
+  /**
+   * Server-side apply of this node's fields (no resourceVersion: nothing to conflict with); a failure is retried at a
+   * later tick, after a jittered wait that grows with each failure.
+   */
   async #write(id: string, status: Condition['status']): Promise<void> {
     const { client, view, nodeName, clock, log } = this.#opts;
     const camera = view.camera(id);
     if (camera === undefined) return;
-    this.#writing.add(id);
+    this.#pacing.started(id);
     try {
       const body = { apiVersion: API_VERSION, kind: CAMERA_KIND, metadata: { name: id, namespace: view.namespace }, status: recordingReport(camera, nodeName, status, clock.now()) };
-      const written = await client.apply<CameraObject>(Resources.cameras, body as CameraObject, { fieldManager: recorderFieldManager(nodeName), force: true, subresource: 'status', timeoutMs: 5000 });
+      const written = await client.apply<CameraObject>(Resources.cameras, body as CameraObject, { fieldManager: recorderFieldManager(nodeName), force: true, subresource: 'status', timeoutMs: REPORT_TIMEOUT_MS });
+      this.#pacing.succeeded(id);
       view.assigned.upsert(written);
       log.info({ camera: id, recording: status }, status === ConditionStatus.True ? 'reported the camera recording on this node' : 'reported the camera unavailable on this node');
     } catch (err) {
-      if (!isNotFound(err)) log.warn({ camera: id, err: (err as Error).message }, 'cannot report the camera\'s Recording condition; retrying');
-    } finally {
-      this.#writing.delete(id);
+      const retryInMs = this.#pacing.failed(id, clock.now());
+      if (!isNotFound(err)) log.warn({ camera: id, err: (err as Error).message, retryInMs }, 'cannot report the camera\'s Recording condition; retrying');
     }
   }
 }
