@@ -1,4 +1,4 @@
-// Informer against kube-apiserver (through the tests' fault proxy): list+watch into the cache, and back in step after dropped watches, 410 Gone and 500s.
+// Informer against kube-apiserver (through the tests' fault proxy): list+watch into the cache (without managedFields), and back in step after dropped watches, 410 Gone and 500s.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -45,6 +45,13 @@ test('the cache follows creates, updates and deletes, and recovers from dropped 
   await seen('one', '1');
   await put('one', '2');
   await seen('one', '2');
+  // The API server's answer carries managedFields; the cache keeps the object without them (watched or written here).
+  const answered = await client.get<ConfigMap>(Resources.configMaps, 'default', 'one');
+  assert.ok(answered !== undefined && 'managedFields' in answered.metadata);
+  assert.equal('managedFields' in (informer.get('default/one')?.metadata ?? {}), false, 'from the watch');
+  informer.upsert(await client.replace(Resources.configMaps, { ...answered, data: { a: '2', b: '1' } }));
+  assert.equal(informer.get('default/one')?.data?.b, '1');
+  assert.equal('managedFields' in (informer.get('default/one')?.metadata ?? {}), false, 'from a local write');
   await client.delete(Resources.configMaps, 'default', 'before');
   await seen('before', undefined);
   assert.ok(changed.includes('default/one') && changed.includes('default/before'));

@@ -37,6 +37,16 @@ function isNotNewer(candidate: string | undefined, current: string | undefined):
   return candidate === current ? /^\d+$/.test(candidate ?? '') : isOlder(candidate, current);
 }
 
+/**
+ * The object as the cache keeps it: without metadata.managedFields, which no reconcile reads and which is the larger
+ * part of an object written by several field managers (as client-go's TransformStripManagedFields does).
+ */
+function cached<T extends KubeObject>(obj: T): T {
+  if (!('managedFields' in (obj.metadata ?? {}))) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata as T['metadata'] & { managedFields?: unknown };
+  return { ...obj, metadata } as T;
+}
+
 export class Informer<T extends KubeObject> {
   private readonly store = new Map<string, T>();
   private readonly handlers: Array<ChangeHandler<T>> = [];
@@ -109,9 +119,10 @@ export class Informer<T extends KubeObject> {
     }
     if (old && isOlder(obj.metadata.resourceVersion, old.metadata.resourceVersion)) return;
     if (!old && isNotNewer(obj.metadata.resourceVersion, this.resourceVersion)) return;
-    this.store.set(key, obj);
+    const kept = cached(obj);
+    this.store.set(key, kept);
     // A local write is a change like any other: the handlers hear of it now, and not again when the watch echoes it.
-    if (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit(key, obj, old);
+    if (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit(key, kept, old);
   }
 
   start(): void {
@@ -185,8 +196,9 @@ export class Informer<T extends KubeObject> {
       const key = keyOf(obj);
       seen.add(key);
       const old = this.store.get(key);
-      this.store.set(key, obj);
-      if (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit(key, obj, old);
+      const kept = cached(obj);
+      this.store.set(key, kept);
+      if (!old || old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit(key, kept, old);
     }
     for (const [key, old] of [...this.store]) {
       if (!seen.has(key)) {
@@ -253,8 +265,9 @@ export class Informer<T extends KubeObject> {
       return undefined;
     }
     if (old && isOlder(o.metadata.resourceVersion, old.metadata.resourceVersion)) return undefined;
-    this.store.set(key, o);
-    if (!old || old.metadata.resourceVersion !== o.metadata.resourceVersion) this.emit(key, o, old);
+    const kept = cached(o);
+    this.store.set(key, kept);
+    if (!old || old.metadata.resourceVersion !== o.metadata.resourceVersion) this.emit(key, kept, old);
     return undefined;
   }
 
