@@ -27,7 +27,7 @@ export const defaults = {
   scaleCeilingCameras: envInt('VIGIL_BENCH_SCALE_CEILING', 1000),
   /** Minutes every camera may take to reach Recording (the goal is the whole benchmark within 10). */
   scaleRolloutMinutes: envInt('VIGIL_BENCH_SCALE_ROLLOUT_MINUTES', 10),
-  /** 0: without the chart's priority level for the Leases (helm/vigil/templates/flowcontrol.yaml), to compare. */
+  /** 0: without the chart's priority levels for the Leases and the operator (helm/vigil/templates/flowcontrol.yaml), to compare. */
   scaleFlowControl: envInt('VIGIL_BENCH_SCALE_FLOW_CONTROL', 1) !== 0,
 };
 

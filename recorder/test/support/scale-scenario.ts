@@ -36,7 +36,7 @@ export interface ScaleOptions {
   sample?(pid: number): { cpuSeconds: number; rssMiB: number } | undefined;
   /** Other processes whose CPU the steady state reports (kube-apiserver, etcd), by name. */
   steadyPids?(): Record<string, number | undefined>;
-  /** The chart's priority level for the Leases (helm/vigil/templates/flowcontrol.yaml); default true. */
+  /** The chart's priority levels for the Leases and the operator (helm/vigil/templates/flowcontrol.yaml); default true. */
   flowControl?: boolean;
   /** Progress lines. */
   progress?(msg: string): void;
@@ -118,7 +118,7 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   const cluster: TestCluster = await startTestCluster(t as TestContext, { controlPlane: { faultProxy: false, kubeletSyncMs: 2000, nodeLeaseSeconds: 10, nodeMonitorGracePeriodSeconds: 40 } });
   const { namespace } = cluster;
   if (opts.flowControl !== false) {
-    // As the chart installs it: the Leases' own priority level, rendered from the chart itself.
+    // As the chart installs them: the priority levels of the Leases and of the operator, rendered from the chart itself.
     const cli = { kubeconfig: cluster.adminKubeconfig, home: cluster.dir };
     const rendered = ok(await runHelm(['template', 'vigil', join(REPO_ROOT, 'helm/vigil'), '-n', namespace, '--show-only', 'templates/flowcontrol.yaml'], cli), 'helm template');
     ok(await runKubectl(['apply', '-f', '-'], { ...cli, input: rendered }), 'kubectl apply of the FlowSchema');
