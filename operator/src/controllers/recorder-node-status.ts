@@ -1,12 +1,12 @@
 // RecorderNode status: online (heartbeat Lease), lastHeartbeat on transitions, what the recorder reports on its Lease,
 // the Online/Ready/Rolled conditions and observedGeneration — applied once per pass, only when they differ (server-side
-// apply as `vigil-operator`); Events when a node goes silent, comes back, changes membership, or its certificate nears
+// apply as `vigil-operator`; a camera count alone at most every 10 s per node); Events when a node goes silent, comes back, changes membership, or its certificate nears
 // its end (CertificateExpiring), ends (CertificateExpired) or is renewed after that (CertificateRenewed).
 import { nodeLeaseName, nodeNameOf, RecorderNodeCondition, type RecorderNode } from '@vigil/crds';
 import { isNotFound, Resources } from '@vigil/kube';
 import { sameStatus } from '../desired/camera-status.js';
 import { recorderName } from '../desired/names.js';
-import { desiredRecorderNodeStatus, ownedNodeStatus } from '../desired/recorder-node-status.js';
+import { cameraCountWait, desiredRecorderNodeStatus, ownedNodeStatus } from '../desired/recorder-node-status.js';
 import type { ReconcileResult } from '../runtime/controller.js';
 import { applyStatusCached, nsKey, type ControllerContext } from './context.js';
 import type { PodTemplates } from './pod-templates.js';
@@ -14,10 +14,13 @@ import type { PodTemplates } from './pod-templates.js';
 export function reconcileRecorderNodeStatusFor(ctx: ControllerContext, templates: PodTemplates) {
   /** The membership each node had when last seen, to tell a change (no Event for the first sight). */
   const lastMember = new Map<string, boolean>();
+  /** When this replica last wrote each node's status (a camera count alone waits for CAMERA_COUNT_INTERVAL_MS). */
+  const lastWritten = new Map<string, number>();
   return async (name: string, signal: AbortSignal): Promise<ReconcileResult | void> => {
     const rn = ctx.caches.recorderNodes.get(name);
     if (!rn || rn.metadata.deletionTimestamp) {
       lastMember.delete(name);
+      lastWritten.delete(name);
       return;
     }
     const member = rn.spec.member !== false;
@@ -31,11 +34,14 @@ export function reconcileRecorderNodeStatusFor(ctx: ControllerContext, templates
     const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(nodeNameOf(rn))));
     const status = desiredRecorderNodeStatus({ rn, lease, pod, desiredHash: templates.hashFor(rn), now, silenceMs: ctx.nodeSilenceMs });
     if (sameStatus(ownedNodeStatus(rn.status), status)) return;
+    const wait = cameraCountWait(ownedNodeStatus(rn.status), status, lastWritten.get(name), now);
+    if (wait > 0) return { requeueAfterMs: wait };
     const wasOnline = rn.status?.online;
     const certificateBefore = rn.status?.conditions?.find((c) => c.type === RecorderNodeCondition.CertificateValid);
     let written: RecorderNode;
     try {
       written = await applyStatusCached(ctx, Resources.recorderNodes, ctx.caches.recorderNodes, rn, status, signal);
+      lastWritten.set(name, now);
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;

@@ -1,7 +1,8 @@
-// desiredRecorderNodeStatus: online from the heartbeat Lease, Ready from the Pod, Rolled from the template hash.
+// desiredRecorderNodeStatus: online from the heartbeat Lease, Ready from the Pod, Rolled from the template hash;
+// cameraCountWait: a camera count alone is written at most every 10 s per node.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { desiredRecorderNodeStatus } from '../../src/desired/recorder-node-status.js';
+import { cameraCountWait, desiredRecorderNodeStatus } from '../../src/desired/recorder-node-status.js';
 import { lease, recorderNode } from '../support/objects.js';
 
 const now = Date.parse('2026-01-01T00:10:00Z');
@@ -26,4 +27,15 @@ test('Ready and Rolled follow the Pod', () => {
   assert.deepEqual(s.conditions?.map((c) => [c.type, c.status]), [['Online', 'False'], ['Ready', 'True'], ['Rolled', 'True']]);
   const outdated = desiredRecorderNodeStatus({ rn: recorderNode('a'), lease: undefined, pod, desiredHash: 'h2', now, silenceMs: 15_000 });
   assert.equal(outdated.conditions?.find((c) => c.type === 'Rolled')?.status, 'False');
+});
+
+test('a camera count alone waits for 10 s after the node\'s last write; any other change is written at once, and a first write never waits', () => {
+  const prev = { online: true, url: 'http://a', cameras: 3 };
+  const writtenAt = now - 4_000;
+  assert.equal(cameraCountWait(prev, { ...prev, cameras: 4 }, writtenAt, now), 6_000, 'the rest of the 10 s');
+  assert.equal(cameraCountWait(prev, { ...prev, cameras: 4 }, now - 10_000, now), 0, 'the 10 s have passed');
+  assert.equal(cameraCountWait(prev, { ...prev, cameras: 4 }, undefined, now), 0, 'not written by this replica yet');
+  assert.equal(cameraCountWait(prev, { ...prev, cameras: 4, online: false }, writtenAt, now), 0, 'the node went silent: at once, the count with it');
+  assert.equal(cameraCountWait(prev, { ...prev, cameras: 4, url: 'http://a2' }, writtenAt, now), 0, 'a new URL: at once');
+  assert.equal(cameraCountWait(prev, { ...prev }, writtenAt, now), 0, 'nothing to write');
 });
