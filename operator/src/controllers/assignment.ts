@@ -6,7 +6,7 @@
 // only after that node's credentials Secret has the camera's credentials (camera-credentials.ts).
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
 import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView, forEachLimited } from '@vigil/kube';
-import { planAssignment, writeOrder, type CameraDecision } from '../desired/assignment.js';
+import { isUrgent, passWrites, planAssignment, type CameraDecision } from '../desired/assignment.js';
 import { recordingNodes } from '../desired/camera-credentials.js';
 import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus, type OwnedCameraStatus } from '../desired/camera-status.js';
 import { DEFAULT_PLAN_OPTIONS, isSettled } from '../desired/placement-rules.js';
@@ -19,15 +19,9 @@ export const ASSIGNMENT_KEY = 'cluster';
 
 /**
  * Routine writes (a phase, a condition's wording) one pass makes, after all its urgent ones (a camera given a node,
- * taken off one, moved); the rest are left to the next pass, planned at once. A pass waits for its writes, so without
- * this a camera created, or a node gone silent, while thousands of phases were written waited for all of them.
+ * taken off one, moved); the rest are left to the next pass, planned at once (passWrites).
  */
 const ROUTINE_PER_PASS = 128;
-
-/** A write that gives a camera a node, takes it away or moves it: what a recorder waits for. */
-function isUrgent(d: CameraDecision): boolean {
-  return d.move !== 'none';
-}
 
 /** The nodes each status write gives a camera with credentials (the cameras that must be in those nodes' Secrets first). */
 function newRecorders(writes: Array<{ cam: Camera; owned: OwnedCameraStatus }>): PlannedRecorders {
@@ -140,10 +134,7 @@ export function reconcileAssignmentFor(ctx: ControllerContext, credentials: Node
 
     let conflicts = 0;
     let held = 0;
-    const ordered = writeOrder(writes);
-    const urgent = ordered.filter((w) => isUrgent(w.decision)).length;
-    const thisPass = ordered.slice(0, urgent + ROUTINE_PER_PASS);
-    const deferred = ordered.length - thisPass.length;
+    const { writes: thisPass, deferred } = passWrites(writes, ROUTINE_PER_PASS);
     const planned = newRecorders(thisPass);
     const slots = ctx.cameraStatusWrites;
     await credentials.whileAssigning(planned, signal, (unwritten) => forEachLimited(thisPass, slots.capacity, async ({ cam, owned, decision }) => {

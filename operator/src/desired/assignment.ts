@@ -147,3 +147,20 @@ export function writeOrder<T extends { decision: CameraDecision }>(writes: reado
   const rank = (d: CameraDecision): number => (d.move === 'failover' ? 0 : d.move === 'none' ? 2 : 1);
   return writes.map((w, i) => ({ w, i })).sort((a, b) => rank(a.w.decision) - rank(b.w.decision) || a.i - b.i).map(({ w }) => w);
 }
+
+/** A write that gives a camera a node, takes it away or moves it: what a recorder waits for. */
+export function isUrgent(d: CameraDecision): boolean {
+  return d.move !== 'none';
+}
+
+/**
+ * The writes one pass makes, in writeOrder: every urgent one and at most `routine` of the others; `deferred` is how
+ * many others wait for the next pass. A pass waits for its writes, so without a cap a camera created, or a node gone
+ * silent, while thousands of phases were written waited for all of them.
+ */
+export function passWrites<T extends { decision: CameraDecision }>(writes: readonly T[], routine: number): { writes: T[]; deferred: number } {
+  const ordered = writeOrder(writes);
+  const urgent = ordered.filter((w) => isUrgent(w.decision)).length;
+  const now = ordered.slice(0, urgent + routine);
+  return { writes: now, deferred: ordered.length - now.length };
+}

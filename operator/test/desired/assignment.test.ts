@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Camera } from '@vigil/crds';
-import { planAssignment, writeOrder, type CameraDecision } from '../../src/desired/assignment.js';
+import { passWrites, planAssignment, writeOrder, type CameraDecision } from '../../src/desired/assignment.js';
 import { camera, node } from '../support/objects.js';
 
 const assigned = (name: string, n: string, extra: Camera['status'] = {}) => camera(name, { node: n, phase: 'Recording', ...extra });
@@ -122,4 +122,17 @@ test('a pass writes failovers first, then every other camera that gets, loses or
   const w = (key: string, move: CameraDecision['move']) => ({ key, decision: { key, move } as CameraDecision });
   const order = writeOrder([w('a', 'none'), w('b', 'assigned'), w('c', 'none'), w('d', 'failover'), w('e', 'handover-complete'), w('f', 'unassigned'), w('g', 'failover')]);
   assert.deepEqual(order.map((x) => x.key), ['d', 'g', 'b', 'e', 'f', 'a', 'c']);
+});
+
+test('a pass makes every urgent write and at most the cap of the others; the rest wait for the next pass', () => {
+  const w = (key: string, move: CameraDecision['move']) => ({ key, decision: { key, move } as CameraDecision });
+  const phases = Array.from({ length: 5 }, (_, i) => w(`p${i}`, 'none'));
+  const pass = passWrites([...phases, w('new', 'assigned'), w('silent', 'failover'), w('moved', 'rebalance')], 2);
+  assert.deepEqual(pass.writes.map((x) => x.key), ['silent', 'new', 'moved', 'p0', 'p1']);
+  assert.equal(pass.deferred, 3);
+  // Nothing urgent: still no more than the cap.
+  assert.deepEqual(passWrites(phases, 2).writes.map((x) => x.key), ['p0', 'p1']);
+  // Every urgent write, however many, in one pass.
+  const many = Array.from({ length: 300 }, (_, i) => w(`c${i}`, 'assigned'));
+  assert.deepEqual([passWrites(many, 2).writes.length, passWrites(many, 2).deferred], [300, 0]);
 });
