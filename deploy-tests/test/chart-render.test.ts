@@ -126,6 +126,8 @@ for (const [variant, values] of Object.entries(VALUES_MATRIX)) {
     assert.equal(container.readinessProbe.httpGet.path, '/readyz');
     assert.equal(container.livenessProbe.httpGet.path, '/healthz');
     assert.deepEqual(container.ports, [{ name: 'metrics', containerPort: 8080, protocol: 'TCP' }]);
+    // The heap is sized from the container's memory limit (256Mi by default), not from the machine.
+    assert.equal(container.env.find((e: { name: string }) => e.name === 'NODE_OPTIONS')?.value, '--max-old-space-size=128');
     const flags = parseFlags(container.args as string[], { POD_NAMESPACE: 'vigil', POD_NAME: 'vigil-operator-abc' });
     assert.equal(flags.settingsFile, `${container.volumeMounts[0].mountPath}/settings.yaml`);
     assert.equal(flags.listenPort, 8080);
@@ -271,4 +273,15 @@ test('every namespaced object lands in the release namespace and carries the rel
   }
   assert.ok(find(objects, 'ClusterRole', 'cams-site-a-vigil-operator'));
   assert.equal(secretText(find(objects, 'Secret', 'site-a-vigil-database'), 'url').split('@')[1], 'site-a-vigil-postgresql:5432/vigil');
+});
+
+test('the operator\'s heap limit follows its memory limit: half of it in Mi or Gi, none without one', async (t) => {
+  const nodeOptions = async (resources: unknown) => {
+    const objects = await renderChart(t, { operator: { resources } });
+    const env = spec(find(objects, 'Deployment', 'vigil-operator')).template.spec.containers[0].env as Array<{ name: string; value?: string }>;
+    return env.find((e) => e.name === 'NODE_OPTIONS')?.value;
+  };
+  assert.equal(await nodeOptions({ limits: { memory: '1Gi' } }), '--max-old-space-size=512');
+  assert.equal(await nodeOptions({ requests: { memory: '128Mi' }, limits: { memory: '400Mi' } }), '--max-old-space-size=200');
+  assert.equal(await nodeOptions({ limits: null }), undefined, 'no memory limit: Node.js sizes its heap itself');
 });

@@ -90,6 +90,16 @@ Arguments: (dict "ctx" $ "secret" NAME "key" KEY "length" N).
 {{- end -}}
 {{- end -}}
 
+{{/* V8's old-generation limit in MiB for a Node.js container with these resources: half its memory limit (Mi or Gi),
+so that the collector works well before the container's limit; empty without a limit or in another unit. */}}
+{{- define "vigil.heapLimitMiB" -}}
+{{- $limit := "" -}}
+{{- with . }}{{ with .limits }}{{ $limit = toString (.memory | default "") }}{{ end }}{{ end -}}
+{{- if regexMatch "^[0-9]+Mi$" $limit -}}{{ div (trimSuffix "Mi" $limit | atoi) 2 }}
+{{- else if regexMatch "^[0-9]+Gi$" $limit -}}{{ div (mul (trimSuffix "Gi" $limit | atoi) 1024) 2 }}
+{{- end -}}
+{{- end -}}
+
 {{/* A duration value (6s, 1500ms, 1m, or plain seconds as a string or a number) in milliseconds. */}}
 {{- define "vigil.durationMs" -}}
 {{- $v := toString . -}}

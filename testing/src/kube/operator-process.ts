@@ -72,10 +72,14 @@ export class OperatorProcess {
   }
 }
 
+/** What the chart's operator Deployment sets in NODE_OPTIONS with its default resources. */
+const CHART_HEAP_LIMIT = '--max-old-space-size=128';
+
 export async function startOperator(t: TestContext, cluster: TestCluster, identity: string, extraArgs: string[] = [], kubeconfig: string = cluster.operatorKubeconfig): Promise<OperatorProcess> {
-  // VIGIL_TEST_OPERATOR_NODE_OPTIONS: options for the operators' Node.js alone, e.g. `--cpu-prof --cpu-prof-dir=DIR` (a
-  // profile of each operator that exits by itself, as one that lost its leadership does).
-  const nodeOptions = process.env.VIGIL_TEST_OPERATOR_NODE_OPTIONS?.split(' ').filter((o) => o !== '') ?? [];
+  // The heap limit the chart gives the operator (half its 256 MiB memory limit: templates/_helpers.tpl
+  // vigil.heapLimitMiB), then VIGIL_TEST_OPERATOR_NODE_OPTIONS: options for the operators' Node.js alone, e.g.
+  // `--cpu-prof --cpu-prof-dir=DIR` (a profile of each operator that exits by itself, as one that lost its leadership does).
+  const nodeOptions = [CHART_HEAP_LIMIT, ...(process.env.VIGIL_TEST_OPERATOR_NODE_OPTIONS?.split(' ').filter((o) => o !== '') ?? [])];
   const child = spawn(process.execPath, [
     ...nodeOptions, OPERATOR_BIN, '--settings', cluster.settingsFile, '--namespace', cluster.namespace, '--identity', identity,
     '--listen', '127.0.0.1:0', '--log-level', 'debug', ...extraArgs,
