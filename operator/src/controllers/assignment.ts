@@ -2,8 +2,8 @@
 // caches (the RecorderNodes, and the selected Nodes still waiting for theirs, which count towards quorum), applies
 // each changed Camera status once (server-side apply of the operator's fields; moves before phases, in the operator's
 // shared write slots), records Events, moves and failover seconds, and keeps the quorum, members and cameras-by-phase
-// metrics. A status that gives a node a camera is written
-// only after that node's credentials Secret has the camera's credentials (camera-credentials.ts).
+// metrics. A status that gives a node a camera is written only after that node's credentials Secret has the camera's
+// credentials (camera-credentials.ts).
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
 import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView, forEachLimited } from '@vigil/kube';
 import { isUrgent, passWrites, planAssignment, type CameraDecision } from '../desired/assignment.js';

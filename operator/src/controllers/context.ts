@@ -53,9 +53,9 @@ export interface ControllerContext {
 }
 
 /**
- * Camera status writes in flight at once (each a small server-side apply). At 200 nodes a busy kube-apiserver answers
- * one in about a second while it shares 2 cores with 100 heartbeats a second: the operator's share of its time follows
- * how many of its requests are in flight.
+ * Camera status writes in flight at once (each a small server-side apply): more than kube-apiserver runs of them at
+ * once (the operator's priority level runs about 10 at 200 nodes, docs/kubernetes.md §5), so that another is waiting
+ * there whenever one ends; which ones go first is decided here.
  */
 export const CAMERA_STATUS_WRITES_IN_FLIGHT = 64;
 

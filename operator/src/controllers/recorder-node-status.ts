@@ -1,7 +1,8 @@
 // RecorderNode status: online (heartbeat Lease), lastHeartbeat on transitions, what the recorder reports on its Lease,
 // the Online/Ready/Rolled conditions and observedGeneration — applied once per pass, only when they differ (server-side
-// apply as `vigil-operator`; a camera count alone at most every 10 s per node); Events when a node goes silent, comes back, changes membership, or its certificate nears
-// its end (CertificateExpiring), ends (CertificateExpired) or is renewed after that (CertificateRenewed).
+// apply as `vigil-operator`; a camera count alone at most every 10 s per node); Events when a node goes silent, comes
+// back, changes membership, or its certificate nears its end (CertificateExpiring), ends (CertificateExpired) or is
+// renewed after that (CertificateRenewed).
 import { nodeLeaseName, nodeNameOf, RecorderNodeCondition, type RecorderNode } from '@vigil/crds';
 import { isNotFound, Resources } from '@vigil/kube';
 import { sameStatus } from '../desired/camera-status.js';
