@@ -52,6 +52,10 @@ test('the kubelet binds Deployment Pods as a scheduler would, and serves kubectl
   const apps = kc.makeApiClient(AppsV1Api);
   await core.createNode({ body: { metadata: { name: 'plane', labels: { role: 'plane' } }, spec: { taints: [{ key: 'dedicated', value: 'plane', effect: 'NoSchedule' }] } } });
   for (const name of ['w1', 'w2']) await core.createNode({ body: { metadata: { name, labels: { role: 'worker' } } } });
+  // The kubelet binds from its watch of the Nodes: a Node it has not seen yet is no candidate (two replicas both went to
+  // w1 once, in a fresh-clone run). It posts a Node Ready as soon as it knows it.
+  const ready = async () => (await core.listNode()).items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).map((n) => n.metadata?.name).sort();
+  await waitUntil(async () => JSON.stringify(await ready()) === JSON.stringify(['plane', 'w1', 'w2']), 30_000, 'the kubelet knows the three Nodes');
   await cluster.createNamespace(NS);
 
   await apps.createNamespacedDeployment({ namespace: NS, body: deployment('spread', 2, {}) as never });
