@@ -50,6 +50,11 @@ export class PrioritySlots {
     return this.capacity - this.#free + this.#urgent.length + this.#routine.length;
   }
 
+  /** `fn` over `items` in these slots, each as urgent as `urgent` says (no more calls started than the slots hold). */
+  async forEach<T>(items: readonly T[], urgent: (item: T) => boolean, fn: (item: T) => Promise<void>): Promise<void> {
+    await forEachLimited(items, this.capacity, (item) => this.run(urgent(item), () => fn(item)));
+  }
+
   async run<T>(urgent: boolean, section: () => Promise<T>): Promise<T> {
     if (this.#free > 0) this.#free--;
     else await new Promise<void>((resolve) => (urgent ? this.#urgent : this.#routine).push(resolve));

@@ -5,7 +5,7 @@
 // metrics. A status that gives a node a camera is written only after that node's credentials Secret has the camera's
 // credentials (camera-credentials.ts).
 import { CAMERA_PHASES, type Camera, type CameraPhase, type RecorderNode } from '@vigil/crds';
-import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView, forEachLimited } from '@vigil/kube';
+import { awaitedMembers, conflictBackoffMs, Resources, keyOf, nodeViews, type NodeView } from '@vigil/kube';
 import { isUrgent, passWrites, planAssignment, type CameraDecision } from '../desired/assignment.js';
 import { recordingNodes } from '../desired/camera-credentials.js';
 import { desiredCameraStatus, nextPhaseChangeIn, ownedCameraStatus, sameStatus, type OwnedCameraStatus } from '../desired/camera-status.js';
@@ -136,15 +136,14 @@ export function reconcileAssignmentFor(ctx: ControllerContext, credentials: Node
     let held = 0;
     const { writes: thisPass, deferred } = passWrites(writes, ROUTINE_PER_PASS);
     const planned = newRecorders(thisPass);
-    const slots = ctx.cameraStatusWrites;
-    await credentials.whileAssigning(planned, signal, (unwritten) => forEachLimited(thisPass, slots.capacity, async ({ cam, owned, decision }) => {
+    await credentials.whileAssigning(planned, signal, (unwritten) => ctx.cameraStatusWrites.forEach(thisPass, (w) => isUrgent(w.decision), async ({ cam, owned, decision }) => {
       if (signal.aborted) return;
       // The node's Secret could not get the camera's credentials: not given to it yet (planned again with backoff).
       if ((planned.get(keyOf(cam)) ?? []).some((n) => unwritten.has(n))) {
         held++;
         return;
       }
-      const written = await slots.run(isUrgent(decision), () => applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal));
+      const written = await applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, owned, signal);
       if (written === 'conflict') conflicts++;
       else if (written !== 'gone') moveEvents(written, decision, cam, byName, now);
     }));

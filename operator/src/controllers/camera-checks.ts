@@ -3,7 +3,7 @@
 // The conditions are applied server-side under a field manager of their own, so the assignment's and the recorders'
 // status writes and these never drop each other's fields.
 import { CameraCondition } from '@vigil/crds';
-import { Resources, type Secret, forEachLimited, forEachSliced } from '@vigil/kube';
+import { Resources, type Secret, forEachSliced } from '@vigil/kube';
 import { checkCredentials, reservedSecrets } from '../desired/camera-credentials.js';
 import { checksChanged, desiredCheckConditions } from '../desired/camera-checks.js';
 import { findCondition } from '../desired/conditions.js';
@@ -38,9 +38,9 @@ export function reconcileCameraChecksFor(ctx: ControllerContext) {
     });
     let conflicts = 0;
     // Routine writes in the operator's shared slots: an assignment waiting for the API server goes first.
-    await forEachLimited(changed, ctx.cameraStatusWrites.capacity, async ({ cam, wanted }) => {
+    await ctx.cameraStatusWrites.forEach(changed, () => false, async ({ cam, wanted }) => {
       if (signal.aborted) return;
-      const written = await ctx.cameraStatusWrites.run(false, () => applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, { conditions: wanted }, signal, CHECKS_FIELD_MANAGER));
+      const written = await applyStatusInBatch(ctx, Resources.cameras, ctx.caches.cameras, cam, { conditions: wanted }, signal, CHECKS_FIELD_MANAGER);
       if (written === 'gone') return;
       if (written === 'conflict') {
         conflicts++;

@@ -34,8 +34,9 @@ export function reconcileRecorderNodeStatusFor(ctx: ControllerContext, templates
     const lease = ctx.caches.leases.get(nsKey(ctx, nodeLeaseName(name)));
     const pod = ctx.caches.pods.get(nsKey(ctx, recorderName(nodeNameOf(rn))));
     const status = desiredRecorderNodeStatus({ rn, lease, pod, desiredHash: templates.hashFor(rn), now, silenceMs: ctx.nodeSilenceMs });
-    if (sameStatus(ownedNodeStatus(rn.status), status)) return;
-    const wait = cameraCountWait(ownedNodeStatus(rn.status), status, lastWritten.get(name), now);
+    const owned = ownedNodeStatus(rn.status);
+    if (sameStatus(owned, status)) return;
+    const wait = cameraCountWait(owned, status, lastWritten.get(name), now);
     if (wait > 0) return { requeueAfterMs: wait };
     const wasOnline = rn.status?.online;
     const certificateBefore = rn.status?.conditions?.find((c) => c.type === RecorderNodeCondition.CertificateValid);

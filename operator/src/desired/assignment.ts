@@ -144,7 +144,7 @@ export function planAssignment(cameras: Camera[], nodes: NodeView[], options: Pa
  * pass has thousands of writes, and a camera waiting for a node must not wait behind them.
  */
 export function writeOrder<T extends { decision: CameraDecision }>(writes: readonly T[]): T[] {
-  const rank = (d: CameraDecision): number => (d.move === 'failover' ? 0 : d.move === 'none' ? 2 : 1);
+  const rank = (d: CameraDecision): number => (d.move === 'failover' ? 0 : isUrgent(d) ? 1 : 2);
   return writes.map((w, i) => ({ w, i })).sort((a, b) => rank(a.w.decision) - rank(b.w.decision) || a.i - b.i).map(({ w }) => w);
 }
 
