@@ -24,11 +24,11 @@ export const defaults = {
   scaleCameras: envInt('VIGIL_BENCH_SCALE_CAMERAS', 5000),
   scaleSteadySeconds: envInt('VIGIL_BENCH_SCALE_STEADY', 300),
   scaleFleetProcesses: envInt('VIGIL_BENCH_SCALE_PROCESSES', 4),
-  scaleCeilingCameras: envInt('VIGIL_BENCH_SCALE_CEILING', 1000),
+  scaleCeilingCameras: envInt('VIGIL_BENCH_SCALE_CEILING', 1000, 0),
   /** Minutes every camera may take to reach Recording (the goal is the whole benchmark within 10). */
   scaleRolloutMinutes: envInt('VIGIL_BENCH_SCALE_ROLLOUT_MINUTES', 10),
   /** 0: without the chart's priority levels for the Leases and the operator (helm/vigil/templates/flowcontrol.yaml), to compare. */
-  scaleFlowControl: envInt('VIGIL_BENCH_SCALE_FLOW_CONTROL', 1) !== 0,
+  scaleFlowControl: envInt('VIGIL_BENCH_SCALE_FLOW_CONTROL', 1, 0) !== 0,
 };
 
 function log(msg) {

@@ -1,10 +1,14 @@
-// Small number helpers every benchmark uses: a positive integer from the environment, medians, nearest-rank percentiles
-// and figures rounded for the JSON lines.
+// Small number helpers every benchmark uses: an integer from the environment, medians, nearest-rank percentiles and
+// figures rounded for the JSON lines.
 
-/** The positive integer in environment variable `name`, else `dflt`. */
-export function envInt(name, dflt) {
-  const n = Number(process.env[name]);
-  return Number.isInteger(n) && n > 0 ? n : dflt;
+/**
+ * The integer of at least `min` (1 unless said) in environment variable `name`, else `dflt`. Options where 0 means
+ * something (skip a part, switch a thing off) pass min 0: with the default, 0 would quietly be `dflt`.
+ */
+export function envInt(name, dflt, min = 1) {
+  const raw = process.env[name];
+  const n = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
+  return Number.isInteger(n) && n >= min ? n : dflt;
 }
 
 /** The median of the finite numbers in `values` (null when there are none). */
