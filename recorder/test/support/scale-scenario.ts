@@ -88,6 +88,12 @@ export interface ScaleFigures {
 }
 
 const WRITE_CONCURRENCY = 32;
+/**
+ * How long the operators must write nothing but their Lease before the steady state begins: longer than the operator
+ * holds back a RecorderNode's camera count (CAMERA_COUNT_INTERVAL_MS, 10 s, in operator/src/desired/recorder-node-status.ts),
+ * or the last count of the rollout lands in the window (a fresh-clone run caught 15 of them there).
+ */
+const QUIET_MS = 11_000;
 /** The operators' --node-settle (the default is 30 s): the nodes are online together, so the wait is only this long. */
 const SETTLE_S = 10;
 
@@ -184,9 +190,10 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   const rollout = rolloutWrites(await auditedWrites(cluster.controlPlane.auditLogPath, t0, recordingAt!), namespace, (recordingAt! - t0) / 1000);
   say(`from the first create until all Recording: ${rollout.writes} writes, ${rollout.writesPerS.toFixed(0)}/s (${Object.entries(rollout.byWriter).map(([k, v]) => `${k} ${v}`).join(', ')})`);
 
-  // The rollout's tail: the operator writes its Events from a queue a few at a time, and the Camera checks on their
-  // own, so both may still be writing when every camera records. The steady state starts once the operators have
-  // written nothing but their Lease for 3 s (an operator that never stops writing fails the assertions on the window).
+  // The rollout's tail: the operator writes its Events from a queue a few at a time, the Camera checks on their own,
+  // and a RecorderNode's camera count alone at most every 10 s, so all three may still be writing when every camera
+  // records. The steady state starts once the operators have written nothing but their Lease for QUIET_MS (an operator
+  // that never stops writing fails the assertions on the window).
   const operatorUser = (u: string) => u === `system:serviceaccount:${namespace}:vigil-operator`;
   const beyondLease = (w: { user: string; target: string }) => operatorUser(w.user) && !w.target.startsWith(`leases coordination.k8s.io ${namespace}/vigil-operator`);
   const quietFrom = Date.now();
@@ -194,8 +201,8 @@ export async function runScaleScenario(t: Pick<TestContext, 'after' | 'diagnosti
   let lastBeyondLease = quietFrom;
   await waitUntil(async () => {
     for (const w of await tail.newWrites()) if (beyondLease(w) && Number.isFinite(w.at)) lastBeyondLease = Math.max(lastBeyondLease, w.at);
-    return Date.now() - lastBeyondLease >= 3000;
-  }, 120_000, 'the operators writing only their Lease for 3 s', 1000).catch(() => undefined);
+    return Date.now() - lastBeyondLease >= QUIET_MS;
+  }, 120_000, `the operators writing only their Lease for ${QUIET_MS / 1000} s`, 1000).catch(() => undefined);
   const tailS = (Date.now() - quietFrom) / 1000;
   say(`the operators wrote only their Lease ${tailS.toFixed(1)} s after every camera recorded`);
 
